@@ -1,0 +1,100 @@
+"""The scripted oracle: turns a step in words into a PickPlace from ground truth.
+
+It reads the simulator's scene graph, so it is an upper bound, not a system under test. It
+understands the step phrasings the tasks and the closed-loop controller produce:
+    put the <block> in the <bowl>          put the <block> on the <block>
+    put the <block> on the stand           put the <block> on the <block> and the <block>
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ravens_env.scene_graph import Scene
+from ravens_env.tasks.stack_block_pyramid import slot_occupant, stand_slots
+from ravens_env.types import Observation, PickPlace
+
+if TYPE_CHECKING:
+    from ravens_env.env import TabletopEnv
+
+_STEP = re.compile(r"^\s*(?:put|place|move)\s+(?:the\s+)?(?P<pick>.+?)\s+"
+                   r"(?:in|into|on|onto|on top of)\s+(?:the\s+)?(?P<place>.+?)\s*\.?\s*$",
+                   re.IGNORECASE)
+
+
+class UnknownObjectError(ValueError):
+    """The step names an object that is not in the scene."""
+
+
+class OracleActor:
+    """Actor seam (`act(obs, instruction) -> PickPlace`) backed by the env's ground truth."""
+
+    name = "oracle"
+
+    def __init__(self, env: TabletopEnv) -> None:
+        self.env = env
+
+    def act(self, obs: Observation, instruction: str) -> PickPlace:
+        scene = self.env.scene(visibility=False)
+        pick_name, place_text = parse_step(instruction)
+        pick = _lookup(scene, pick_name)
+        place_xy, place_yaw = self._place_target(scene, place_text)
+        return PickPlace(
+            pick=(pick.position[0], pick.position[1], pick.top),
+            place=(place_xy[0], place_xy[1], 0.0),
+            pick_yaw=pick.yaw, place_yaw=place_yaw,
+        )
+
+    def _place_target(self, scene: Scene, text: str) -> tuple[tuple[float, float], float]:
+        if text == "stand":
+            stand = _lookup(scene, "stand")
+            free = [s for s in stand_slots(stand)[:3] if slot_occupant(scene, s) is None]
+            slot = free[0] if free else stand_slots(stand)[1]
+            return (slot[0], slot[1]), stand.yaw
+        names = [n.strip() for n in re.split(r"\s+and\s+(?:the\s+)?", text)]
+        targets = [_lookup(scene, n) for n in names]
+        xy = np.mean([t.position[:2] for t in targets], axis=0)
+        yaw = targets[0].yaw if targets[0].type == "block" else 0.0
+        if len(targets) > 1 and "stand" in scene.names():
+            yaw = scene.get("stand").yaw
+        return (float(xy[0]), float(xy[1])), yaw
+
+
+def parse_step(instruction: str) -> tuple[str, str]:
+    """'put the red block in the blue bowl' -> ('red block', 'blue bowl')."""
+    m = _STEP.match(instruction)
+    if not m:
+        raise ValueError(f"cannot read step {instruction!r}: expected 'put the <object> in|on "
+                         "the <object>'")
+    return m.group("pick").lower(), m.group("place").lower()
+
+
+def _lookup(scene: Scene, name: str):
+    try:
+        return scene.get(name)
+    except KeyError:
+        raise UnknownObjectError(
+            f"no {name!r} in the scene; objects: {', '.join(scene.names())}"
+        ) from None
+
+
+def run_oracle_episode(env: TabletopEnv, task: str, seed: int, max_steps: int | None = None
+                       ) -> dict:
+    """Reset, then let the task's oracle steps drive the oracle actor until done or out of steps.
+
+    Returns {'success', 'steps', 'situations'}. Ground truth decides success, as always.
+    """
+    obs = env.reset(task, seed)
+    actor = OracleActor(env)
+    limit = max_steps if max_steps is not None else env.task.max_steps
+    fired: list[str] = []
+    for _ in range(limit):
+        step = env.task.oracle_step(env.scene(visibility=False))
+        if step is None:
+            break
+        obs = env.execute(actor.act(obs, step))
+        fired += obs.last_action.situations
+    return {"success": env.success(), "steps": env.steps, "situations": fired}

@@ -1,0 +1,275 @@
+"""TabletopEnv: the Ravens-style simulator behind the `Env` seam of the design.
+
+    reset(task, seed) -> Observation      execute(PickPlace) -> Observation
+    observe() -> Observation              scene() -> Scene (ground truth: oracle + scoring)
+    success() -> bool
+
+One PyBullet client in DIRECT mode per env (no display). Everything that varies is drawn from
+generators seeded by the episode seed — the layout from stream 0, situation rolls from stream 1
+and situation details from stream 2 — and physics is stepped a counted number of times, so
+the same task, seed and settings give the same trajectory on any machine under any load.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet as pb
+
+from ravens_env import assets
+from ravens_env.cameras import FrontCameraConfig, FrontImage, render_front, render_heightmap
+from ravens_env.colors import rgba
+from ravens_env.geometry import BOUNDS, in_workspace, quat_to_yaw, tilt, yaw_to_quat
+from ravens_env.robot import SuctionArm
+from ravens_env.scene_graph import Scene, SceneObject, compute_relations
+from ravens_env.situations import Situations, parse_situations
+from ravens_env.situation_effects import SituationEffects
+from ravens_env.tasks import ObjectSpec, Task, make_task
+from ravens_env.types import ActionResult, Observation, PickPlace
+
+TIMESTEP = 1.0 / 240.0  # seconds per physics step (Ravens' rate)
+SAFE_TIP_Z = 0.34  # metres: transport height of the suction tip (above a 6-block tower)
+SETTLE_CHUNK = 8  # physics steps between stillness checks
+SETTLE_MAX = 480  # physics steps (2 s of simulated time) at most per settle
+STILL_LINEAR = 2e-3  # m/s
+STILL_ANGULAR = 2e-2  # rad/s
+
+
+@dataclass
+class SimObject:
+    """An object the env created: its spec and PyBullet body id."""
+
+    spec: ObjectSpec
+    body: int
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+class TabletopEnv:
+    """A tabletop with a suction arm, procedural objects and one task per episode."""
+
+    def __init__(self, task: str | None = None, *, situations: Situations | str = "none",
+                 front_camera: FrontCameraConfig | None = None) -> None:
+        self.task_id = task
+        self.situations = (parse_situations(situations) if isinstance(situations, str)
+                           else situations)
+        self.front_camera = front_camera or FrontCameraConfig()
+        self.client = pb.connect(pb.DIRECT)
+        self.task: Task | None = None
+        self.objects: list[SimObject] = []
+        self.arm: SuctionArm | None = None
+        self.seed = 0
+        self.steps = 0
+        self._version = 0  # bumped whenever the world changes; keys the render cache
+        self._front_cache: tuple[int, FrontImage] | None = None
+        self._last: ActionResult | None = None
+
+    # -- the seam -----------------------------------------------------------------------
+    def reset(self, task: str | None = None, seed: int = 0) -> Observation:
+        """Start an episode of `task` (or the env's task) with layout and situations from `seed`."""
+        task_id = task or self.task_id
+        if task_id is None:
+            raise ValueError("no task given: pass reset(task=...) or TabletopEnv(task=...)")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        self.task = make_task(task_id)  # raises UnknownTaskError with the known ids
+        self.task_id, self.seed, self.steps, self._last = task_id, int(seed), 0, None
+        specs = self.task.setup(np.random.default_rng([self.seed, 0]))
+        self._build(specs)
+        self._effects = SituationEffects(self, np.random.default_rng([self.seed, 2]))
+        self._rolls = np.random.default_rng([self.seed, 1])
+        self.settle()
+        return self.observe()
+
+    def execute(self, action: PickPlace) -> Observation:
+        """Run one pick-place; failures are recorded in `last_action`, never raised."""
+        self._require_episode()
+        if not isinstance(action, PickPlace):
+            raise TypeError(f"execute() takes a PickPlace, got {type(action).__name__}")
+        self.steps += 1
+        self._last = self._pick_and_place(action)
+        self._version += 1
+        return self.observe()
+
+    def observe(self) -> Observation:
+        self._require_episode()
+        top = render_heightmap(self.client)
+        front = self._front()
+        return Observation(
+            color=top.color, height=top.height, front_rgb=front.rgb, front_depth=front.depth,
+            instruction=self.task.instruction, step=self.steps, last_action=self._last,
+        )
+
+    def scene(self, visibility: bool = True) -> Scene:
+        """Ground-truth scene graph; `visibility` adds front-camera pixel counts (one render)."""
+        self._require_episode()
+        seg = self._front().segmentation if visibility else None
+        objects = [self._scene_object(o, seg) for o in self.objects]
+        return Scene(objects, compute_relations(objects))
+
+    def success(self) -> bool:
+        self._require_episode()
+        return self.task.success(self.scene(visibility=False))
+
+    def close(self) -> None:
+        if self.client >= 0 and pb.isConnected(self.client):
+            pb.disconnect(self.client)
+        self.client = -1
+
+    def __enter__(self) -> TabletopEnv:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- building and physics -----------------------------------------------------------
+    def _build(self, specs: list[ObjectSpec]) -> None:
+        c = self.client
+        pb.resetSimulation(physicsClientId=c)
+        pb.setPhysicsEngineParameter(fixedTimeStep=TIMESTEP, deterministicOverlappingPairs=1,
+                                     physicsClientId=c)
+        pb.setGravity(0, 0, -9.8, physicsClientId=c)
+        assets.create_table(c)
+        self.arm = SuctionArm(c)
+        self.objects = [SimObject(s, self._create(s)) for s in specs]
+        self._version += 1
+
+    def _create(self, spec: ObjectSpec) -> int:
+        color = rgba(spec.color, spec.shade)
+        orn = yaw_to_quat(spec.yaw)
+        x, y = spec.xy
+        if spec.type == "block":
+            return assets.create_block(self.client, color, (x, y, assets.BLOCK_SIZE / 2), orn)
+        if spec.type == "bowl":
+            return assets.create_bowl(self.client, color, (x, y, 0.0), orn)
+        if spec.type == "stand":
+            return assets.create_stand(self.client, color, (x, y, assets.STAND_SIZE[2] / 2), orn)
+        raise ValueError(f"unknown object type {spec.type!r}")
+
+    def settle(self) -> int:
+        """Step physics until every object is still (or SETTLE_MAX steps); returns the steps."""
+        bodies = [o.body for o in self.objects]
+        for done in range(SETTLE_CHUNK, SETTLE_MAX + 1, SETTLE_CHUNK):
+            for _ in range(SETTLE_CHUNK):
+                pb.stepSimulation(physicsClientId=self.client)
+            if all(self._still(b) for b in bodies):
+                break
+        self._version += 1
+        return done
+
+    def _still(self, body: int) -> bool:
+        lin, ang = pb.getBaseVelocity(body, physicsClientId=self.client)
+        return np.linalg.norm(lin) < STILL_LINEAR and np.linalg.norm(ang) < STILL_ANGULAR
+
+    # -- the pick-place primitive ---------------------------------------------------------
+    def _pick_and_place(self, action: PickPlace) -> ActionResult:
+        problems = action.problems()
+        for label, xyz in (("pick", action.pick), ("place", action.place)):
+            if not problems and not in_workspace(xyz):
+                problems.append(f"{label} {tuple(round(float(v), 3) for v in xyz)} is outside "
+                                f"the workspace x{list(BOUNDS[0])} y{list(BOUNDS[1])} "
+                                f"z{list(BOUNDS[2])} m")
+        if problems:
+            return ActionResult(ok=False, reason="; ".join(problems))
+        px, py = float(action.pick[0]), float(action.pick[1])
+        target = self.surface_below(px, py)
+        obj = self.object_by_body(target[0]) if target else None
+        if obj is None:
+            return ActionResult(False, f"nothing to pick at ({px:.3f}, {py:.3f}): the suction "
+                                "cup touched the table")
+        if obj.spec.type != "block":
+            return ActionResult(False, f"cannot pick the {obj.name}: suction holds blocks only")
+        return self._carry(obj, target[1], action)
+
+    def _carry(self, obj: SimObject, contact_z: float, action: PickPlace) -> ActionResult:
+        rolls = dict(zip(("drop", "miss", "knock", "tip", "edge"), self._rolls.random(5)))
+        fired = [k for k, r in rolls.items() if r < getattr(self.situations, k)]
+        px, py = float(action.pick[0]), float(action.pick[1])
+        arm = self.arm
+        arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+        arm.move_to(px, py, contact_z, action.pick_yaw)
+        arm.attach(obj.body)
+        arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+        qx, qy = float(action.place[0]), float(action.place[1])
+        happened: list[str] = []
+        if "drop" in fired:
+            u = self._effects.rng.uniform(0.2, 0.8)  # fraction of the way when it falls
+            arm.move_to(px + u * (qx - px), py + u * (qy - py), SAFE_TIP_Z, action.place_yaw)
+            arm.release()
+            happened.append("drop")
+        else:
+            if "miss" in fired:
+                qx, qy = self._effects.missed(qx, qy)
+                happened.append("miss")
+            self._lower_and_release(qx, qy, action.place_yaw)
+        arm.go_home()
+        steps = self.settle()
+        if "drop" not in happened:
+            happened += self._effects.after_place(obj, (qx, qy), fired)
+            if len(happened) > ("miss" in happened):
+                steps += self.settle()
+        return ActionResult(True, picked=obj.name, situations=happened, physics_steps=steps)
+
+    def _lower_and_release(self, x: float, y: float, yaw: float) -> None:
+        """Bring the held object over (x, y) and lower it onto whatever is below, then let go."""
+        arm = self.arm
+        arm.move_to(x, y, SAFE_TIP_Z, yaw)
+        lo, hi = pb.getAABB(arm.held, physicsClientId=self.client)
+        support = self.support_height(lo, hi)
+        drop = lo[2] - (support + 0.002)  # metres to lower; 2 mm air gap, then gravity
+        arm.move_to(x, y, SAFE_TIP_Z - drop, yaw)
+        arm.release()
+        arm.move_to(x, y, SAFE_TIP_Z, yaw)
+
+    def support_height(self, lo: tuple, hi: tuple) -> float:
+        """Highest surface (metres) below a 3x3 grid over the box (lo, hi), rays from lo[2]."""
+        xs = np.linspace(lo[0], hi[0], 5)[1:4]
+        ys = np.linspace(lo[1], hi[1], 5)[1:4]
+        starts = [(x, y, lo[2] - 1e-3) for x in xs for y in ys]
+        ends = [(x, y, -0.05) for x, y, _ in starts]
+        hits = pb.rayTestBatch(starts, ends, physicsClientId=self.client)
+        return max((h[3][2] for h in hits if h[0] >= 0), default=0.0)
+
+    def surface_below(self, x: float, y: float) -> tuple[int, float] | None:
+        """(body id, z metres) of the first surface straight below (x, y), from above the work
+        space; the arm has no collision shapes, so only objects and the table are hit."""
+        hit = pb.rayTest((x, y, 1.0), (x, y, -0.05), physicsClientId=self.client)[0]
+        return (hit[0], hit[3][2]) if hit[0] >= 0 else None
+
+    def object_by_body(self, body: int) -> SimObject | None:
+        return next((o for o in self.objects if o.body == body), None)
+
+    # -- ground truth -----------------------------------------------------------------------
+    def _front(self) -> FrontImage:
+        if self._front_cache is None or self._front_cache[0] != self._version:
+            self._front_cache = (self._version, render_front(self.client, self.front_camera))
+        return self._front_cache[1]
+
+    def _scene_object(self, obj: SimObject, seg: np.ndarray | None) -> SceneObject:
+        pos, orn = pb.getBasePositionAndOrientation(obj.body, physicsClientId=self.client)
+        lo, hi = pb.getAABB(obj.body, physicsClientId=self.client)
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                            for z in (lo[2], hi[2])])
+        uvd = self.front_camera.project(np.vstack([corners, pos]))
+        w, h = self.front_camera.width, self.front_camera.height
+        u0, v0 = np.clip(uvd[:8, :2].min(0), 0, (w - 1, h - 1))
+        u1, v1 = np.clip(uvd[:8, :2].max(0), 0, (w - 1, h - 1))
+        s = obj.spec
+        return SceneObject(
+            name=s.name, type=s.type, color=s.color, shade=s.shade,
+            position=tuple(round(float(v), 5) for v in pos), yaw=round(quat_to_yaw(orn), 5),
+            tilt=round(tilt(orn), 5), body_id=obj.body,
+            pixel_box=(int(u0), int(v0), int(math.ceil(u1)), int(math.ceil(v1))),
+            pixel_coords=tuple(round(float(v), 3) for v in uvd[8]),
+            visible_pixels=int((seg == obj.body).sum()) if seg is not None else 0,
+        )
+
+    def _require_episode(self) -> None:
+        if self.task is None:
+            raise RuntimeError("no episode: call reset(task, seed) first")
+        if self.client < 0:
+            raise RuntimeError("the env is closed")

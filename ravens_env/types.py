@@ -1,0 +1,68 @@
+"""The data that crosses the simulator's seam: actions, action results, observations."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PickPlace:
+    """One suction pick-and-place in world coordinates (metres, radians), Ravens' action.
+
+    `pick` is where the tip goes down (x, y; z is a hint — the tip descends until contact, as
+    Ravens' suction does); `place` is where the tip brings the held object (x, y; the object is
+    lowered until it touches what is below). Yaws rotate the object by place_yaw - pick_yaw.
+    """
+
+    pick: tuple[float, float, float]
+    place: tuple[float, float, float]
+    pick_yaw: float = 0.0
+    place_yaw: float = 0.0
+
+    def problems(self) -> list[str]:
+        """Why this action cannot be executed as given (empty when well formed)."""
+        out = []
+        for label, value in (("pick", self.pick), ("place", self.place)):
+            if len(value) != 3:
+                out.append(f"{label} must be (x, y, z), got {len(value)} numbers")
+            elif not all(math.isfinite(float(v)) for v in value):
+                out.append(f"{label} has a non-finite coordinate {tuple(value)}")
+        for label, value in (("pick_yaw", self.pick_yaw), ("place_yaw", self.place_yaw)):
+            if not math.isfinite(float(value)):
+                out.append(f"{label} is not finite ({value})")
+        return out
+
+    def to_dict(self) -> dict:
+        return {"pick": list(self.pick), "place": list(self.place),
+                "pick_yaw": self.pick_yaw, "place_yaw": self.place_yaw}
+
+
+@dataclass
+class ActionResult:
+    """What happened when a PickPlace ran: recorded, never raised, so an episode can go on."""
+
+    ok: bool
+    reason: str = ""
+    picked: str | None = None  # object name
+    situations: list[str] = field(default_factory=list)  # injected outcomes that fired
+    physics_steps: int = 0
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "reason": self.reason, "picked": self.picked,
+                "situations": list(self.situations), "physics_steps": self.physics_steps}
+
+
+@dataclass
+class Observation:
+    """What the system under test may see: images, the instruction, the last action's result."""
+
+    color: np.ndarray  # (320, 160, 3) uint8 top-down heightmap colors, row = y, col = x
+    height: np.ndarray  # (320, 160) float32 metres above the table
+    front_rgb: np.ndarray  # (H, W, 3) uint8 front camera, the VQA input
+    front_depth: np.ndarray  # (H, W) float32 metres along the view axis
+    instruction: str
+    step: int
+    last_action: ActionResult | None = None
