@@ -8,13 +8,15 @@ every dimension visible. Sizes follow Ravens' conventions (4 cm blocks, ~12 cm b
 
 from __future__ import annotations
 
+import itertools
 import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pybullet as pb
+
+from ravens_env.bullet import pb
 
 BLOCK_SIZE = 0.04  # metres, edge of a cube block
 BLOCK_MASS = 0.05  # kg
@@ -63,7 +65,8 @@ def create_block(client: int, rgba: tuple, position: tuple, orientation: tuple) 
     """A 4 cm cube; `position` is its centre (metres)."""
     half = (BLOCK_SIZE / 2,) * 3
     col = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half, physicsClientId=client)
-    vis = pb.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=rgba, physicsClientId=client)
+    vis = pb.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=rgba,
+                               physicsClientId=client)
     return pb.createMultiBody(
         BLOCK_MASS, col, vis, basePosition=position, baseOrientation=orientation,
         physicsClientId=client,
@@ -74,7 +77,8 @@ def create_stand(client: int, rgba: tuple, position: tuple, orientation: tuple) 
     """The flat base of the 3-2-1 pyramid; static so that stacking on it is well defined."""
     half = tuple(s / 2 for s in STAND_SIZE)
     col = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half, physicsClientId=client)
-    vis = pb.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=rgba, physicsClientId=client)
+    vis = pb.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=rgba,
+                               physicsClientId=client)
     return pb.createMultiBody(
         0, col, vis, basePosition=position, baseOrientation=orientation, physicsClientId=client
     )
@@ -142,8 +146,8 @@ def lathe_mesh(
     normals: list[tuple[float, float, float]] = []
     indices: list[int] = []
     angles = np.linspace(0.0, 2 * math.pi, segments + 1)
-    for (ra, za), (rb, zb) in zip(profile[:-1], profile[1:], strict=True):
-        for a0, a1 in zip(angles[:-1], angles[1:], strict=True):
+    for (ra, za), (rb, zb) in itertools.pairwise(profile):
+        for a0, a1 in itertools.pairwise(angles):
             quad = [
                 (ra * math.cos(a0), ra * math.sin(a0), za),
                 (ra * math.cos(a1), ra * math.sin(a1), za),
@@ -199,7 +203,8 @@ def arm_urdf() -> str:
         _urdf_joint("tool_roll", "revolute", "wrist", "tool", "0 0 0", "1 0 0"),
         _urdf_joint("tip_fixed", "fixed", "tool", "suction_tip", f"{lt:.3f} 0 0", "1 0 0"),
     ]
-    return '<?xml version="1.0"?>\n<robot name="codeplan_arm">\n' + "".join(links + joints) + "</robot>\n"
+    head = '<?xml version="1.0"?>\n<robot name="codeplan_arm">\n'
+    return head + "".join(links + joints) + "</robot>\n"
 
 
 def _urdf_link(name: str, geometry: str, xyz: str, rpy: str, rgba: str) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as pb
 
+from ravens_env.bullet import pb
 from ravens_env.geometry import BOUNDS, HEIGHTMAP_SHAPE
 
 TOP_CAMERA_HEIGHT = 1.0  # metres above the table

@@ -16,16 +16,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as pb
 
 from ravens_env import assets
+from ravens_env.bullet import pb
 from ravens_env.cameras import FrontCameraConfig, FrontImage, render_front, render_heightmap
 from ravens_env.colors import rgba
 from ravens_env.geometry import BOUNDS, in_workspace, quat_to_yaw, tilt, yaw_to_quat
 from ravens_env.robot import SuctionArm
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
-from ravens_env.situations import Situations, parse_situations
 from ravens_env.situation_effects import SituationEffects
+from ravens_env.situations import KINDS, Situations, parse_situations
 from ravens_env.tasks import ObjectSpec, Task, make_task
 from ravens_env.types import ActionResult, Observation, PickPlace
 
@@ -153,7 +153,8 @@ class TabletopEnv:
     def settle(self) -> int:
         """Step physics until every object is still (or SETTLE_MAX steps); returns the steps."""
         bodies = [o.body for o in self.objects]
-        for done in range(SETTLE_CHUNK, SETTLE_MAX + 1, SETTLE_CHUNK):
+        done = 0
+        for done in range(SETTLE_CHUNK, SETTLE_MAX + 1, SETTLE_CHUNK):  # noqa: B007
             for _ in range(SETTLE_CHUNK):
                 pb.stepSimulation(physicsClientId=self.client)
             if all(self._still(b) for b in bodies):
@@ -186,7 +187,7 @@ class TabletopEnv:
         return self._carry(obj, target[1], action)
 
     def _carry(self, obj: SimObject, contact_z: float, action: PickPlace) -> ActionResult:
-        rolls = dict(zip(("drop", "miss", "knock", "tip", "edge"), self._rolls.random(5)))
+        rolls = dict(zip(KINDS, self._rolls.random(len(KINDS)), strict=True))
         fired = [k for k, r in rolls.items() if r < getattr(self.situations, k)]
         px, py = float(action.pick[0]), float(action.pick[1])
         arm = self.arm
@@ -263,7 +264,7 @@ class TabletopEnv:
             name=s.name, type=s.type, color=s.color, shade=s.shade,
             position=tuple(round(float(v), 5) for v in pos), yaw=round(quat_to_yaw(orn), 5),
             tilt=round(tilt(orn), 5), body_id=obj.body,
-            pixel_box=(int(u0), int(v0), int(math.ceil(u1)), int(math.ceil(v1))),
+            pixel_box=(int(u0), int(v0), math.ceil(u1), math.ceil(v1)),
             pixel_coords=tuple(round(float(v), 3) for v in uvd[8]),
             visible_pixels=int((seg == obj.body).sum()) if seg is not None else 0,
         )

@@ -30,15 +30,16 @@ def in_workspace(xyz: tuple[float, float, float] | np.ndarray, margin: float = 0
 
 def xy_to_pixel(x: float, y: float) -> tuple[int, int]:
     """World (x, y) metres -> heightmap (row, col), clipped to the image."""
-    row = int(round((y - BOUNDS[1, 0]) / PIXEL_SIZE))
-    col = int(round((x - BOUNDS[0, 0]) / PIXEL_SIZE))
+    row = round((y - BOUNDS[1, 0]) / PIXEL_SIZE)
+    col = round((x - BOUNDS[0, 0]) / PIXEL_SIZE)
     return (
         min(max(row, 0), HEIGHTMAP_SHAPE[0] - 1),
         min(max(col, 0), HEIGHTMAP_SHAPE[1] - 1),
     )
 
 
-def pixel_to_xyz(row: int, col: int, height: np.ndarray | None = None) -> tuple[float, float, float]:
+def pixel_to_xyz(row: int, col: int,
+                 height: np.ndarray | None = None) -> tuple[float, float, float]:
     """Heightmap (row, col) -> world (x, y, z) of that pixel's centre; z from `height` if given."""
     x = BOUNDS[0, 0] + col * PIXEL_SIZE
     y = BOUNDS[1, 0] + row * PIXEL_SIZE
@@ -59,7 +60,7 @@ def quat_to_yaw(quat: tuple[float, float, float, float]) -> float:
 
 def tilt(quat: tuple[float, float, float, float]) -> float:
     """Angle in radians between the body's +z axis and world +z (0 = upright)."""
-    x, y, _, w = quat
+    x, y, _, _ = quat
     cos_t = 1.0 - 2.0 * (x * x + y * y)
     return math.acos(max(-1.0, min(1.0, cos_t)))
 

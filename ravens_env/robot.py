@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import pybullet as pb
-
 from ravens_env.assets import ARM_FORE, ARM_SHOULDER_HEIGHT, ARM_TOOL, ARM_UPPER, arm_urdf_path
+from ravens_env.bullet import pb
 
 HOME_TIP = (0.10, 0.0, 0.55)  # metres: tip parked above the base, out of the workspace
 
@@ -61,9 +60,10 @@ class SuctionArm:
             str(arm_urdf_path()), basePosition=(0, 0, 0), useFixedBase=True,
             physicsClientId=client,
         )
-        self.joints = [j for j in range(pb.getNumJoints(self.body, physicsClientId=client))
-                       if pb.getJointInfo(self.body, j, physicsClientId=client)[2] == pb.JOINT_REVOLUTE]
-        self.tip_link = pb.getNumJoints(self.body, physicsClientId=client) - 1
+        n_joints = pb.getNumJoints(self.body, physicsClientId=client)
+        kinds = [pb.getJointInfo(self.body, j, physicsClientId=client)[2] for j in range(n_joints)]
+        self.joints = [j for j, kind in enumerate(kinds) if kind == pb.JOINT_REVOLUTE]
+        self.tip_link = n_joints - 1
         self.held: int | None = None
         self._constraint: int | None = None
         self._held_offset: tuple | None = None  # object pose in the tip frame

@@ -11,9 +11,9 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pybullet as pb
 
 from ravens_env.assets import BLOCK_SIZE
+from ravens_env.bullet import pb
 from ravens_env.geometry import BOUNDS, yaw_to_quat
 from ravens_env.scene_graph import IN_RADIUS
 

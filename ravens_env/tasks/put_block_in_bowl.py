@@ -43,7 +43,8 @@ class PutBlockInBowl(Task):
         bowl_colors = [place, *pick_colors(rng, self.colors, n_bowls, exclude=(place,))]
         layout = sample_layout(rng, ["bowl"] * len(bowl_colors) + ["block"] * len(block_colors))
         kinds = [("bowl", c) for c in bowl_colors] + [("block", c) for c in block_colors]
-        self.specs = [ObjectSpec(k, c, (x, y), yaw) for (k, c), (x, y, yaw) in zip(kinds, layout)]
+        self.specs = [ObjectSpec(k, c, (x, y), yaw)
+                      for (k, c), (x, y, yaw) in zip(kinds, layout, strict=True)]
         self.target = (f"{pick} block", f"{place} bowl")
         self.instruction = f"put the {pick} block in the {place} bowl"
         return self.specs

@@ -39,9 +39,10 @@ class PutBlocksInMatchingBowls(Task):
         n = int(rng.integers(self.pairs[0], self.pairs[1] + 1))
         colors = pick_colors(rng, self.colors, n, exclude=self.excluded_colors)
         layout = sample_layout(rng, ["bowl"] * n + ["block"] * n)
-        bowls = [ObjectSpec("bowl", c, (x, y), yaw) for c, (x, y, yaw) in zip(colors, layout[:n])]
+        bowls = [ObjectSpec("bowl", c, (x, y), yaw)
+                 for c, (x, y, yaw) in zip(colors, layout[:n], strict=True)]
         blocks = [ObjectSpec("block", c, (x, y), yaw, self.shade)
-                  for c, (x, y, yaw) in zip(colors, layout[n:])]
+                  for c, (x, y, yaw) in zip(colors, layout[n:], strict=True)]
         self.specs = bowls + blocks
         self.instruction = self.canonical
         return self.specs

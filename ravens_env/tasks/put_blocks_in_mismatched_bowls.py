@@ -36,9 +36,10 @@ class PutBlocksInMismatchedBowls(Task):
         n = int(rng.integers(self.pairs[0], self.pairs[1] + 1))
         colors = pick_colors(rng, self.colors, n)
         layout = sample_layout(rng, ["bowl"] * n + ["block"] * n)
-        self.specs = [ObjectSpec("bowl", c, (x, y), yaw) for c, (x, y, yaw) in zip(colors, layout)]
+        self.specs = [ObjectSpec("bowl", c, (x, y), yaw)
+                      for c, (x, y, yaw) in zip(colors, layout[:n], strict=True)]
         self.specs += [ObjectSpec("block", c, (x, y), yaw)
-                       for c, (x, y, yaw) in zip(colors, layout[n:])]
+                       for c, (x, y, yaw) in zip(colors, layout[n:], strict=True)]
         self.instruction = "put the blocks in bowls of a different color"
         return self.specs
 

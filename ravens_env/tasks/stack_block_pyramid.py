@@ -67,7 +67,7 @@ class StackBlockPyramid(Task):
         x, y, yaw = layout[0]
         self.specs = [ObjectSpec("stand", "brown", (x, y), yaw)]
         self.specs += [ObjectSpec("block", c, (bx, by), byaw)
-                       for c, (bx, by, byaw) in zip(colors, layout[1:])]
+                       for c, (bx, by, byaw) in zip(colors, layout[1:], strict=True)]
         self.instruction = "stack all the blocks in a 3-2-1 pyramid on the stand"
         return self.specs
 

@@ -50,7 +50,8 @@ class StackBlocks(Task):
         n = int(rng.integers(self.n_blocks[0], self.n_blocks[1] + 1))
         colors = pick_colors(rng, self.colors, n)
         layout = sample_layout(rng, ["block"] * n)
-        self.specs = [ObjectSpec("block", c, (x, y), yaw) for c, (x, y, yaw) in zip(colors, layout)]
+        self.specs = [ObjectSpec("block", c, (x, y), yaw)
+                      for c, (x, y, yaw) in zip(colors, layout, strict=True)]
         named = bool(rng.random() < 0.5)
         self.base = f"{colors[int(rng.integers(n))]} block" if named else None
         self.instruction = (f"stack all the blocks on the {self.base}" if self.base
