@@ -1,0 +1,70 @@
+"""The `codeplan` console script, run as a user would (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ravens_env.tasks import task_ids
+
+
+def codeplan(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "runtime.cli", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_tasks_list_json_lists_every_registered_task():
+    out = codeplan("tasks", "list", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [row["id"] for row in json.loads(out.stdout)] == task_ids()
+    assert out.stderr == ""  # no PyBullet banner
+
+
+def test_tasks_show_json_has_instruction_objects_and_relations(tmp_path):
+    image = tmp_path / "front.png"
+    out = codeplan("tasks", "show", "stack-block-pyramid", "--seed", "3", "--json",
+                   "--image", str(image))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["instruction"] == "stack all the blocks in a 3-2-1 pyramid on the stand"
+    assert len(data["objects"]) == 7 and {"stand"} < {o["name"] for o in data["objects"]} | {
+        "stand", "x"}
+    assert ["stand", "on", "table"] in data["relations"]
+    assert image.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tasks_show_text_is_readable():
+    out = codeplan("tasks", "show", "put-block-in-bowl", "--seed", "0")
+    assert out.returncode == 0
+    assert out.stdout.startswith("put-block-in-bowl (seed 0): put the ")
+
+
+@pytest.mark.parametrize("args", [("tasks", "show", "make-coffee"),
+                                  ("bench", "env", "--task", "make-coffee", "--episodes", "1")])
+def test_unknown_task_exits_2_naming_the_known_tasks(args):
+    out = codeplan(*args)
+    assert out.returncode == 2
+    assert "unknown task 'make-coffee'" in out.stderr and "stack-blocks" in out.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("bench", "env", "--episodes", "0"), "must be at least 1"),
+    (("tasks", "show", "stack-blocks", "--seed", "-3"), "must be >= 0"),
+    (("bench", "env", "--situations", "chaos", "--episodes", "1"), "unknown situations preset"),
+])
+def test_bad_options_exit_2_with_a_message(args, message):
+    out = codeplan(*args)
+    assert out.returncode == 2 and message in out.stderr
+
+
+def test_bench_env_json_reports_timings_and_oracle_success():
+    out = codeplan("bench", "env", "--task", "put-block-in-bowl", "--episodes", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["oracle_success"] == 1.0 and data["episodes"] == 2
+    for key in ("pick_place_s", "reset_s", "render_s"):
+        assert 0 < data[key]["median"] <= data[key]["p90"]
+    assert data["oracle_success_ci95"][1] == 1.0

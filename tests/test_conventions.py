@@ -1,0 +1,56 @@
+"""Project conventions, enforced: task docstrings, module docstrings, test layout."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import ravens_env
+from ravens_env.tasks import make_task, task_ids
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["ravens_env", "runtime"]
+
+
+@pytest.mark.parametrize("task", task_ids())
+def test_task_docstring_has_the_three_sections(task):
+    doc = inspect.getdoc(type(make_task(task))) or ""
+    for section in ("Task Description:", "Randomizations:", "Success Conditions:"):
+        assert section in doc, f"{task} lacks {section!r}"
+
+
+@pytest.mark.parametrize("task", task_ids())
+def test_one_task_per_file(task):
+    cls = type(make_task(task))
+    tree = ast.parse(Path(inspect.getfile(cls)).read_text())
+    bases = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    assert len({c for c in bases if not c.endswith(("Seen", "Unseen"))}) == 1
+
+
+def _modules():
+    for pkg in PACKAGES:
+        yield from sorted((ROOT / pkg).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", list(_modules()), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_says_why_it_exists(path):
+    if path.name == "__init__.py" and not path.read_text().strip():
+        return
+    assert ast.get_docstring(ast.parse(path.read_text())), f"{path} has no module docstring"
+
+
+@pytest.mark.parametrize("path", list(_modules()), ids=lambda p: str(p.relative_to(ROOT)))
+def test_public_functions_have_type_hinted_returns(path):
+    tree = ast.parse(path.read_text())
+    missing = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+               and not n.name.startswith("_") and n.returns is None]
+    assert not missing, f"{path.name}: {missing}"
+
+
+def test_tests_mirror_the_packages():
+    for pkg in PACKAGES:
+        assert (ROOT / "tests" / pkg).is_dir(), f"tests/{pkg}/ is missing"
+    assert Path(ravens_env.__file__).parent == ROOT / "ravens_env"
