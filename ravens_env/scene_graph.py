@@ -132,30 +132,29 @@ def compute_relations(objects: list[SceneObject]) -> list[Relation]:
     """All relations between `objects` (and the table), from poses only."""
     rels: list[Relation] = []
     for obj in objects:
-        support = _support(obj, objects)
-        if support is None:
-            continue
-        kind, under = support
-        rels.append(Relation(obj.name, kind, under))
-        if under != TABLE:
-            rels.append(Relation(obj.name, "above", under))
-            rels.append(Relation(under, "below", obj.name))
+        for kind, under in _supports(obj, objects):
+            rels.append(Relation(obj.name, kind, under))
+            if under != TABLE:
+                rels.append(Relation(obj.name, "above", under))
+                rels.append(Relation(under, "below", obj.name))
     rels.extend(_directions(objects))
     return rels
 
 
-def _support(obj: SceneObject, objects: list[SceneObject]) -> tuple[str, str] | None:
-    """('in' | 'on', name) of what `obj` rests in or on, or None when it rests on nothing."""
+def _supports(obj: SceneObject, objects: list[SceneObject]) -> list[tuple[str, str]]:
+    """('in' | 'on', name) for what `obj` rests in or on: a bowl, or one or more blocks (a
+    pyramid block straddles two), the stand, or the table; empty when it rests on nothing."""
     if obj.type == "block":
         for bowl in (o for o in objects if o.type == "bowl"):
             if _in_bowl(obj, bowl):
-                return ("in", bowl.name)
-        for other in objects:
-            if other is not obj and other.type in ("block", "stand") and _rests_on(obj, other):
-                return ("on", other.name)
+                return [("in", bowl.name)]
+        under = [("on", o.name) for o in objects
+                 if o is not obj and o.type in ("block", "stand") and _rests_on(obj, o)]
+        if under:
+            return under
     if abs(obj.bottom) <= REST_TOL and obj.tilt < 0.35:
-        return ("on", TABLE)
-    return None
+        return [("on", TABLE)]
+    return []
 
 
 def _in_bowl(block: SceneObject, bowl: SceneObject) -> bool:

@@ -85,3 +85,12 @@ def test_scene_get_names_the_known_objects_when_missing():
     scene = Scene([block("red block", 0.5, 0.0)])
     with pytest.raises(KeyError, match="red block"):
         scene.get("purple block")
+
+
+def test_a_block_straddling_two_blocks_is_on_both():
+    objs = [block("red block", 0.5, -0.025), block("blue block", 0.5, 0.025),
+            block("green block", 0.5, 0.0, 0.06)]
+    r = rels(objs)
+    assert Relation("green block", "on", "red block") in r
+    assert Relation("green block", "on", "blue block") in r
+    assert Relation("red block", "below", "green block") in r

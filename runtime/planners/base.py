@@ -1,0 +1,46 @@
+"""The planner seam: a request in, a codeplan (Python source + metadata) out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class PlannerError(RuntimeError):
+    """The planner could not produce a codeplan; the message says why, for a person."""
+
+
+@dataclass
+class PlanRequest:
+    """Everything a planner may use. `facts` are (subject, relation, object) triples the
+    runtime *perceived* through the reasoner (e.g. ("red block", "in", "blue bowl")), never
+    simulator ground truth. `feedback` explains why earlier codeplans did not finish."""
+
+    instruction: str
+    objects: list[str]
+    facts: list[tuple[str, str, str]] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
+    previous: list[str] = field(default_factory=list)  # sources of earlier codeplans
+    attempt: int = 0  # 0 for the first plan, then 1, 2, ... for recovery plans
+
+
+@dataclass
+class Codeplan:
+    """A codeplan and how it was made (tokens and latency are 0 for non-LLM planners)."""
+
+    source: str
+    planner: str
+    model: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    reply: str | None = None  # the raw LLM reply the source was extracted from
+    notes: str = ""
+
+
+class Planner(Protocol):
+    name: str
+
+    def plan(self, request: PlanRequest) -> Codeplan:
+        """Write a codeplan for the request; raise PlannerError when it cannot."""
+        ...

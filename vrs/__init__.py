@@ -1,0 +1,1 @@
+"""Visual reasoning service: answers questions about the front camera image."""
