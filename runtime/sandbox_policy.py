@@ -9,8 +9,8 @@ attribute/item/iteration/write access) this policy
 * prepends ``except _abort_: raise`` to every ``try`` with handlers, so neither
   ``except Exception:``, a bare ``except:`` nor a handler whose expression fails (e.g. the
   undefined ``BaseException``) can swallow a budget stop;
-* forbids ``return``/``break``/``continue``/``yield`` in ``finally`` and ``with`` blocks,
-  the remaining ways to cancel an in-flight exception;
+* forbids ``return``/``break``/``continue``/``yield`` in ``finally`` blocks and ``with``
+  statements altogether, the remaining ways to cancel an in-flight exception;
 * rewrites ``a.b += x`` and ``a[i] += x`` (RestrictedPython refuses them) into guarded
   reads and writes;
 * flags unavailable builtins (``eval``, ``open``, ``getattr`` ...) at compile time so the
@@ -120,12 +120,14 @@ def _exception_cancellers(stmts: list[ast.stmt]) -> list[tuple[ast.AST, str]]:
 class CodeplanPolicy(RestrictingNodeTransformer):
     """RestrictedPython's policy plus step guards, abort-safe handlers and ``+=``."""
 
-    def __init__(self, errors=None, warnings=None, used_names=None) -> None:  # noqa: ANN001
+    def __init__(self, errors=None, warnings=None, used_names=None) -> None:
         super().__init__(errors, warnings, used_names)
         self._bound: frozenset[str] = frozenset()
 
-    def _step_stmt(self, at: ast.AST) -> ast.stmt:
-        return _located(ast.Expr(_call(STEP)), at)  # type: ignore[return-value]
+    def _guard_body(self, node: ast.For | ast.While | ast.FunctionDef) -> None:
+        """Put ``_step_()`` first in the body (which a refused statement may have emptied)."""
+        at = node.body[0] if node.body else node
+        node.body.insert(0, _located(ast.Expr(_call(STEP)), at))
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self._bound = _bound_names(node)
@@ -139,17 +141,17 @@ class CodeplanPolicy(RestrictingNodeTransformer):
 
     def visit_For(self, node: ast.For) -> ast.AST:
         node = super().visit_For(node)
-        node.body.insert(0, self._step_stmt(node.body[0]))
+        self._guard_body(node)
         return node
 
     def visit_While(self, node: ast.While) -> ast.AST:
         node = super().visit_While(node)
-        node.body.insert(0, self._step_stmt(node.body[0]))
+        self._guard_body(node)
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         node = super().visit_FunctionDef(node)
-        node.body.insert(0, self._step_stmt(node.body[0]))
+        self._guard_body(node)
         return node
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
@@ -191,7 +193,10 @@ class CodeplanPolicy(RestrictingNodeTransformer):
         return [_located(stmt, node) for stmt in self._aug_statements(node)]
 
     def _aug_statements(self, node: ast.AugAssign) -> list[ast.stmt]:
-        """``obj.a += v`` -> ``t = obj; _write_(t).a = _inplacevar_('+=', _getattr_(t, 'a'), v)``."""
+        """``o.a += v`` -> ``t = o; _write_(t).a = _inplacevar_('+=', _getattr_(t, 'a'), v)``.
+
+        The object (and key) are evaluated once, as Python does.
+        """
         target = node.target
         obj_tmp = self.gen_tmp_name()
         stmts: list[ast.stmt] = [
@@ -226,7 +231,13 @@ def _parse(source: str) -> ast.Module:
     except SyntaxError as exc:
         raise CodeplanSyntaxError([_syntax_line(exc)]) from None
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
-        raise CodeplanSyntaxError([f"Line 1: SyntaxError: {exc}"]) from None
+        raise CodeplanSyntaxError([_unparsable(exc)]) from None
+
+
+def _unparsable(exc: BaseException) -> str:
+    if isinstance(exc, ValueError):
+        return f"Line 1: SyntaxError: {exc}"
+    return f"Line 1: SyntaxError: codeplan is nested too deeply ({type(exc).__name__})"
 
 
 def compile_codeplan(source: str) -> types.CodeType:
@@ -241,8 +252,10 @@ def compile_codeplan(source: str) -> types.CodeType:
     errors: list[str] = []
     try:
         tree = CodeplanPolicy(errors, [], {}).visit(tree)
-    except RecursionError:
-        raise CodeplanSyntaxError(["Line 1: SyntaxError: codeplan is nested too deeply"]) from None
+    except (RecursionError, MemoryError) as exc:
+        raise CodeplanSyntaxError([_unparsable(exc)]) from None
+    except Exception as exc:  # a construct the policy cannot handle is refused, never run
+        errors.append(f"Line 1: codeplan could not be checked ({type(exc).__name__})")
     if errors:
         raise CodeplanSyntaxError(errors, kind="violation")
     try:
@@ -250,4 +263,4 @@ def compile_codeplan(source: str) -> types.CodeType:
     except SyntaxError as exc:  # e.g. 'return' outside function: found by the compiler
         raise CodeplanSyntaxError([_syntax_line(exc)]) from None
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise CodeplanSyntaxError([f"Line 1: SyntaxError: {exc}"]) from None
+        raise CodeplanSyntaxError([_unparsable(exc)]) from None

@@ -46,7 +46,7 @@ def _to_json(value: object, depth: int) -> object:
                 raise WireError(f"dict key of type {type(key).__name__} is not plain data")
             pairs.append([_to_json(key, depth + 1), _to_json(item, depth + 1)])
         return {"d": pairs}
-    raise WireError(f"{kind.__name__} is not plain data ({PLAIN_TYPES_TEXT})")
+    raise WireError(f"{kind.__name__} is not plain data")
 
 
 def _from_json(value: object, depth: int) -> object:
@@ -115,7 +115,10 @@ class Channel:
         self.sock = sock
 
     def send(self, message: object, timeout: float | None = None) -> None:
-        data = encode(message)
+        self.send_bytes(encode(message), timeout)
+
+    def send_bytes(self, data: bytes, timeout: float | None = None) -> None:
+        """Send an already ``encode()``d message: a failed encode must not half-send."""
         self.sock.settimeout(timeout)
         self.sock.sendall(_HEADER.pack(len(data)) + data)
 
