@@ -17,24 +17,23 @@ from pathlib import Path
 import numpy as np
 
 from ravens_env.bullet import pb
-
-BLOCK_SIZE = 0.04  # metres, edge of a cube block
-BLOCK_MASS = 0.05  # kg
-BOWL_MASS = 0.1  # kg
-BOWL_RADIUS = 0.062  # metres, rim outer radius (bowl is ~12.4 cm wide)
-BOWL_HEIGHT = 0.04  # metres, rim top
-BOWL_FLOOR = 0.006  # metres, floor top; a block in a bowl has its centre at 0.026
-BOWL_FLOOR_RADIUS = 0.045  # metres, where the wall starts
-STAND_SIZE = (0.07, 0.17, 0.01)  # metres (x, y, z) full extents of the pyramid stand
-TABLE_RGBA = (0.36, 0.35, 0.33, 1.0)
-ARM_RGBA = (0.72, 0.73, 0.75, 1.0)
-ARM_DARK_RGBA = (0.2, 0.2, 0.22, 1.0)
-
-# Arm dimensions (metres): shoulder height, upper arm, forearm, wrist-pitch axis to suction tip.
-ARM_SHOULDER_HEIGHT = 0.40
-ARM_UPPER = 0.50
-ARM_FORE = 0.50
-ARM_TOOL = 0.12
+from ravens_env.dimensions import (
+    ARM_DARK_RGBA,
+    ARM_FORE,
+    ARM_RGBA,
+    ARM_SHOULDER_HEIGHT,
+    ARM_TOOL,
+    ARM_UPPER,
+    BLOCK_MASS,
+    BLOCK_SIZE,
+    BOWL_FLOOR,
+    BOWL_FLOOR_RADIUS,
+    BOWL_HEIGHT,
+    BOWL_MASS,
+    BOWL_RADIUS,
+    STAND_SIZE,
+    TABLE_RGBA,
+)
 
 
 @dataclass(frozen=True)

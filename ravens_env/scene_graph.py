@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from ravens_env.assets import BLOCK_SIZE, BOWL_FLOOR, BOWL_HEIGHT, STAND_SIZE
+from ravens_env.dimensions import BLOCK_SIZE, BOWL_FLOOR, BOWL_HEIGHT, STAND_SIZE
 
 IN_RADIUS = 0.05  # metres: a block whose centre is this close (xy) to a bowl's centre is in it
 ON_XY = 0.03  # metres: max xy offset between a block and the block it rests on

@@ -1,0 +1,55 @@
+"""The oracle reasoner: answers questions from the simulator's ground truth, not from pixels.
+
+It exists for ablations and upper bounds ("how well would the controller do with a perfect
+VQA model?") and for testing the controller without a model. It is NOT a system under test:
+it ignores the image and reads the ground-truth scene graph. To keep `vrs` free of the
+simulator it is given a zero-argument callable returning the current Scene, e.g.
+`OracleReasoner(lambda: env.scene(visibility=False))`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, parse_question
+from vrs.reasoner import Answer
+
+if TYPE_CHECKING:
+    from ravens_env.scene_graph import Scene
+
+
+class OracleReasoner:
+    """Reasoner protocol backed by ground truth; every understood answer has score 1.0.
+
+    A question it cannot parse, or one naming an object the scene lacks, gets a score-0 Answer
+    whose text starts with "unsupported question:" or "unknown object:" and carries the reason,
+    so that one bad question cannot crash a batch; callers tell such answers by the score.
+    """
+
+    name = "oracle"
+
+    def __init__(self, scene: Callable[[], Scene]) -> None:
+        if not callable(scene):
+            raise TypeError("OracleReasoner takes a zero-argument callable returning the Scene, "
+                            "e.g. OracleReasoner(lambda: env.scene(visibility=False))")
+        self._scene = scene
+
+    def ask(self, image: np.ndarray | None, questions: list[str]) -> list[Answer]:
+        """One Answer per question, in order; `image` is ignored (see the module docstring).
+        The scene is read once per call, so a batch sees one moment."""
+        if isinstance(questions, str):
+            raise TypeError("ask() takes a list of questions, got a single string")
+        scene = self._scene()
+        return [_answer(q, scene) for q in questions]
+
+
+def _answer(text: str, scene: Scene) -> Answer:
+    try:
+        return Answer(answer_question(parse_question(text), scene), 1.0)
+    except UnsupportedQuestion as e:
+        return Answer(f"unsupported question: {e}", 0.0)
+    except UnknownObject as e:
+        return Answer(f"unknown object: {e}", 0.0)

@@ -1,0 +1,105 @@
+"""The question language of the visual reasoning service: parse, render, answer.
+
+Why a language and not free text: the controller's checks ("is the red block in the blue
+bowl?"), the codeplan calls (`find_object_related_to_obj`, `ask`, `is_true`,
+`get_object_names`), the CLEVR-style data generator and the learned VQA model must all mean the
+same thing by a question. Text parses to a small program (`Question`: template + params),
+programs render back to text (with synonyms when given an rng, for data variety), and
+`answer_question` executes a program on a ground-truth scene (the oracle, and training labels).
+
+    >>> q = parse_question("Is the red block  inside the blue bowl")
+    >>> q.template, q.args
+    ('relation_yes_no', {'anchor': 'blue bowl', 'rel': 'in', 'subject': 'red block'})
+    >>> render_question(q)
+    'is the red block in the blue bowl?'
+
+The templates and their phrasings are in `question_templates`; what happens when several
+objects qualify is documented in `question_exec`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vrs.question_exec import answer_question
+from vrs.question_program import Question, UnknownObject, UnsupportedQuestion
+from vrs.question_templates import (
+    TEMPLATES,
+    ParamInfo,
+    TemplateInfo,
+    list_templates,
+    param_values,
+    template_of,
+)
+from vrs.question_vocab import ANSWER_TYPES, normalize, vocabulary_hint
+
+__all__ = [
+    "ANSWER_TYPES",
+    "ParamInfo",
+    "Question",
+    "TemplateInfo",
+    "UnknownObject",
+    "UnsupportedQuestion",
+    "answer_question",
+    "answer_type",
+    "list_templates",
+    "param_values",
+    "parse_question",
+    "render_question",
+    "supported_forms",
+    "validate_question",
+]
+
+
+def parse_question(text: str) -> Question:
+    """The program a question says. Case, spacing, a trailing '?' and spelling variants
+    ('grey', 'colour', 'an') do not matter; raises UnsupportedQuestion naming the words that were
+    not understood (or saying that the words are known but their order is not) and listing the
+    supported forms."""
+    if not isinstance(text, str):
+        raise UnsupportedQuestion(f"a question must be a string, got {type(text).__name__}")
+    norm = normalize(text)
+    for template in TEMPLATES:
+        for phrasing in template.phrasings:
+            params = phrasing.match(norm)
+            if params is not None:
+                return Question(template.id, params)
+    raise UnsupportedQuestion(f"cannot understand {text!r}: {_diagnose(norm)}\n"
+                              f"{supported_forms()}")
+
+
+def render_question(q: Question, rng: np.random.Generator | None = None) -> str:
+    """Text for a program: the canonical phrasing without `rng`; with one, a phrasing and
+    synonyms picked by it. `parse_question(render_question(q, rng)) == q` always."""
+    template = template_of(q)
+    params = q.args
+    fitting = [p for p in template.phrasings if not p.parse_only and p.fits(params)]
+    phrasing = fitting[0] if rng is None else fitting[int(rng.integers(len(fitting)))]
+    return phrasing.render(params, rng)
+
+
+def validate_question(q: Question) -> None:
+    """Raise UnsupportedQuestion unless `q` is a program of the language (for generators that
+    build programs from `list_templates()` rather than by parsing)."""
+    template_of(q)
+
+
+def answer_type(q: Question) -> str:
+    """'yes/no', 'color', 'count', 'object' or 'objects' (one of ANSWER_TYPES)."""
+    return template_of(q).answer_type
+
+
+def supported_forms() -> str:
+    """Every template's forms, one template a line, and what the slots may be."""
+    lines = [f"  {t.id}: " + " | ".join(t.forms()) for t in TEMPLATES]
+    return "supported forms:\n" + "\n".join(lines) + "\n" + vocabulary_hint()
+
+
+def _diagnose(norm: str) -> str:
+    if not norm:
+        return "the question is empty"
+    known = set().union(*(p.words() for t in TEMPLATES for p in t.phrasings))
+    unknown = [w for w in norm.split() if w not in known]
+    if unknown:
+        return "did not understand " + ", ".join(repr(w) for w in dict.fromkeys(unknown))
+    return "every word is known, but not in this order or combination"
