@@ -10,6 +10,13 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from runtime.cli_run import add_run_parser
+from runtime.planners.base import PlannerError
+from runtime.run_config import RunError
+from runtime.sandbox_cli import add_parser as add_sandbox_parser
+from runtime.trace import TraceFormatError
 
 
 class CliError(Exception):
@@ -19,12 +26,13 @@ class CliError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not hasattr(args, "handler"):
+    handler = getattr(args, "handler", None) or getattr(args, "func", None)
+    if handler is None:
         parser.print_help()
         return 2
     try:
-        return int(args.handler(args) or 0)
-    except CliError as e:
+        return int(handler(args) or 0)
+    except (CliError, RunError, TraceFormatError, PlannerError) as e:
         print(f"codeplan: error: {e}", file=sys.stderr)
         return 2
     except (KeyError, ValueError) as e:
@@ -145,7 +153,48 @@ def _non_negative(text: str) -> int:
     return value
 
 
-_COMMANDS: list[Callable] = [_add_tasks, _add_bench]
+def _add_eval(sub) -> None:
+    ev = sub.add_parser("eval", help="evaluations that print rates with 95% intervals")
+    esub = ev.add_subparsers(title="eval commands", metavar="TARGET")
+    cl = esub.add_parser("closed-loop", help="success rate by task and validation mode")
+    cl.add_argument("--task", default="put-blocks-in-mismatched-bowls",
+                    help="task id(s), comma-separated")
+    cl.add_argument("--modes", default="open-loop,success,progress")
+    cl.add_argument("--episodes", type=_positive, default=50)
+    cl.add_argument("--seed-start", type=_non_negative, default=1000)
+    cl.add_argument("--situations", default="dkprompt")
+    cl.add_argument("--actor", default="oracle")
+    cl.add_argument("--reasoner", default="oracle")
+    cl.add_argument("--workers", type=_positive, default=1)
+    cl.add_argument("--out", type=Path, default=Path("results/closed-loop"))
+    cl.add_argument("--json", action="store_true", help="print one JSON object")
+    cl.set_defaults(handler=_eval_closed_loop)
+    ev.set_defaults(handler=lambda a: ev.print_help() or 2)
+
+
+def _eval_closed_loop(args) -> int:
+    from ravens_env.situations import parse_situations
+    from ravens_env.tasks import make_task
+    from runtime.controller import MODES
+    from runtime.eval_closed_loop import EvalSpec, format_table, run_eval
+
+    tasks = [t.strip() for t in args.task.split(",") if t.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for t in tasks:
+        make_task(t)
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
+    parse_situations(args.situations)
+    spec = EvalSpec(tasks, modes, args.episodes, args.seed_start, args.situations, args.actor,
+                    args.reasoner, workers=args.workers, out_dir=args.out)
+    result = run_eval(spec, progress=not args.json)
+    print(json.dumps(result) if args.json else format_table(result))
+    return 0
+
+
+_COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,
+                             add_sandbox_parser]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,13 @@
+"""Control actions: what a codeplan may ask the robot to do."""
+
+from runtime.episode import current
+
+
+def put_first_on_second(pick: str, place: str) -> None:
+    """Pick up the object named `pick` and put it in or on the object named `place`.
+
+    `pick` must be a block; `place` may be a bowl ("blue bowl"), another block ("red block"),
+    "stand", or two blocks for a pyramid's upper rows ("red block and blue block").
+    Example: put_first_on_second('red block', 'blue bowl')
+    """
+    current().put_first_on_second(pick, place)

@@ -1,0 +1,253 @@
+"""The closed-loop controller: executes a codeplan's actions and re-validates them.
+
+Modes (the seed paper's Table 2 columns):
+  open-loop  run the codeplan, never look ("Codeplan")
+  success    after each action, ask whether *that* action holds; redo it until it does
+             ("Codeplan + Success")
+  progress   after each action, ask whether *every* earlier action still holds; redo those
+             that no longer hold, in their original order ("Codeplan + Progress")
+
+The controller sees the world only through the reasoner (questions about the front image) and
+acts only through the actor; success is scored elsewhere from ground truth. Stopping a codeplan
+(a report to the planner, an action that keeps failing, the retry budget) is signalled with
+`EpisodeStop`, a BaseException: the sandbox ends the codeplan on it and a codeplan's
+`except Exception` cannot swallow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Protocol
+
+from ravens_env.types import Observation, PickPlace
+from runtime.trace import TraceWriter
+from vrs.reasoner import Reasoner
+
+MODES = ("open-loop", "success", "progress")
+MAX_RETRIES = 20  # per episode, as in the seed paper: more is a failure
+MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask for a new plan
+RELATION_QUESTIONS = {
+    "below": "what is below the {}?", "above": "what is above the {}?",
+    "on": "what is on the {}?", "in": "what is in the {}?",
+    "left of": "what is left of the {}?", "right of": "what is right of the {}?",
+    "in front of": "what is in front of the {}?", "behind": "what is behind the {}?",
+}
+
+
+class Actor(Protocol):
+    name: str
+
+    def act(self, obs: Observation, instruction: str) -> PickPlace: ...
+
+
+class Env(Protocol):
+    def execute(self, action: PickPlace) -> Observation: ...
+
+
+class EpisodeStop(BaseException):
+    """Ends the running codeplan; `feedback` tells the planner why."""
+
+    def __init__(self, feedback: str) -> None:
+        super().__init__(feedback)
+        self.feedback = feedback
+
+
+class PlannerReport(EpisodeStop):
+    """The codeplan called tell_planner(message)."""
+
+
+class ActionStuck(EpisodeStop):
+    """An action was redone MAX_TRIES_PER_CHECK times and still does not hold."""
+
+
+class RetryBudgetExceeded(EpisodeStop):
+    """More than MAX_RETRIES redos in the episode: the episode has failed."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An effect the codeplan asked for: `pick` in/on `place` ("a block and b block" = both)."""
+
+    pick: str
+    place: str
+
+    @property
+    def targets(self) -> list[str]:
+        return [p.strip() for p in self.place.split(" and ")]
+
+    @property
+    def relation(self) -> str:
+        return "in" if self.place.endswith("bowl") else "on"
+
+    def instruction(self) -> str:
+        return f"put the {self.pick} {self.relation} " + " and ".join(
+            f"the {t}" for t in self.targets)
+
+    def questions(self) -> list[str]:
+        return [f"is the {self.pick} {self.relation} the {t}?" for t in self.targets]
+
+    def __str__(self) -> str:
+        return f"{self.pick} {self.relation} {self.place}"
+
+
+@dataclass
+class Counters:
+    actions: int = 0
+    failed_actions: int = 0
+    retries: int = 0
+    questions: int = 0
+    reasoner_calls: int = 0
+    primitive_calls: int = 0
+    checks: list[str] = field(default_factory=list)  # claims checked, for diagnostics
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("checks")
+        return d
+
+
+class Controller:
+    """Implements the primitives (`runtime.episode.EpisodeApi`) for one episode."""
+
+    def __init__(self, env: Env, actor: Actor, reasoner: Reasoner, mode: str,
+                 obs: Observation, trace: TraceWriter) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; modes: {', '.join(MODES)}")
+        self.env, self.actor, self.reasoner, self.mode = env, actor, reasoner, mode
+        self.obs, self.trace = obs, trace
+        self.claims: list[Claim] = []
+        self.reports: list[str] = []
+        self.counters = Counters()
+        self._known: list[str] | None = None
+
+    # -- primitives ------------------------------------------------------------------------
+    def put_first_on_second(self, pick: str, place: str) -> None:
+        self._count()
+        claim = Claim(self._known_name(pick, "pick"), place)
+        for target in claim.targets:
+            self._known_name(target, "place")
+        if not pick.endswith("block"):
+            raise ValueError(f"cannot pick the {pick}: only blocks can be picked")
+        if pick in claim.targets:
+            raise ValueError(f"cannot put the {pick} on itself")
+        self.claims = [c for c in self.claims if c.pick != pick]  # it is moving on purpose
+        self._execute(claim)
+        if self.mode == "success":
+            self._hold([claim])
+        elif self.mode == "progress":
+            self.claims.append(claim)
+            self._hold(self.claims)
+
+    def get_object_names(self) -> list[str]:
+        self._count()
+        return list(self.perceive_objects())
+
+    def tell_planner(self, message: str) -> None:
+        self._count()
+        self.reports.append(str(message))
+        self.trace.event("tell_planner", message=str(message))
+        raise PlannerReport(str(message))
+
+    def find_object_related_to_obj(self, relation: str, obj: str) -> str | None:
+        self._count()
+        if relation not in RELATION_QUESTIONS:
+            raise ValueError(f"unknown relation {relation!r}; use one of "
+                             f"{', '.join(RELATION_QUESTIONS)}")
+        answer = self._ask_one(RELATION_QUESTIONS[relation].format(self._known_name(obj)))
+        return None if answer == "nothing" else answer
+
+    def ask(self, question: str) -> str:
+        self._count()
+        return self._ask_one(str(question))
+
+    def is_true(self, question: str) -> bool:
+        self._count()
+        answer = self._ask_one(str(question))
+        if answer not in ("yes", "no"):
+            raise ValueError(f"not a yes/no question: {question!r} was answered {answer!r}")
+        return answer == "yes"
+
+    # -- perception ---------------------------------------------------------------------
+    def perceive_objects(self) -> list[str]:
+        """Object names from the reasoner (not ground truth): the planner's vocabulary."""
+        answer = self._ask_one("what objects are on the table?")
+        self._known = [n.strip() for n in answer.split(",") if n.strip()]
+        return self._known
+
+    def perceive_facts(self) -> list[tuple[str, str, str]]:
+        """What each perceived block rests in or on, as (block, 'in' | 'on', object)."""
+        blocks = [n for n in (self._known or self.perceive_objects()) if n.endswith("block")]
+        answers = self._ask([RELATION_QUESTIONS["below"].format(b) for b in blocks])
+        return [(b, "in" if a.endswith("bowl") else "on", a)
+                for b, a in zip(blocks, answers, strict=True) if a != "nothing"]
+
+    # -- internals ----------------------------------------------------------------------
+    def _count(self) -> None:
+        self.counters.primitive_calls += 1
+
+    def _known_name(self, name: object, role: str = "object") -> str:
+        if not isinstance(name, str):
+            raise TypeError(f"{role} must be an object name (str), got {type(name).__name__}")
+        known = self._known if self._known is not None else self.perceive_objects()
+        if name not in known:
+            raise ValueError(f"unknown {role} {name!r}; objects: {', '.join(known)}")
+        return name
+
+    def _execute(self, claim: Claim) -> None:
+        """One actor step; actor errors and failed actions are recorded, not raised."""
+        instruction = claim.instruction()
+        self.counters.actions += 1
+        try:
+            action = self.actor.act(self.obs, instruction)
+        except (ValueError, KeyError) as e:
+            self.counters.failed_actions += 1
+            self.trace.event("action", instruction=instruction, error=f"actor: {e}")
+            return
+        self.obs = self.env.execute(action)
+        result = self.obs.last_action
+        self.counters.failed_actions += not result.ok
+        frame = self.trace.frame(self.obs.front_rgb, instruction)
+        self.trace.event("action", instruction=instruction, action=action.to_dict(),
+                         result=result.to_dict(), frame=frame)
+
+    def _hold(self, claims: list[Claim]) -> None:
+        """Check `claims`; redo the ones that fail (in order) until all hold."""
+        tries: dict[Claim, int] = {}
+        while True:
+            failed = [c for c, ok in zip(claims, self._check(claims), strict=True) if not ok]
+            if not failed:
+                return
+            for claim in failed:
+                tries[claim] = tries.get(claim, 0) + 1
+                if tries[claim] > MAX_TRIES_PER_CHECK:
+                    raise ActionStuck(f"'{claim}' still does not hold after "
+                                      f"{MAX_TRIES_PER_CHECK} tries")
+                self.counters.retries += 1
+                self.trace.event("retry", claim=str(claim), retries=self.counters.retries)
+                if self.counters.retries > MAX_RETRIES:
+                    raise RetryBudgetExceeded(f"more than {MAX_RETRIES} retries")
+                self._execute(claim)
+
+    def _check(self, claims: list[Claim]) -> list[bool]:
+        questions = [q for c in claims for q in c.questions()]
+        answers = iter(self._ask(questions))
+        self.counters.checks += [str(c) for c in claims]
+        return [all(next(answers) == "yes" for _ in c.questions()) for c in claims]
+
+    def _ask_one(self, question: str) -> str:
+        answer = self._ask_answers([question])[0]
+        if answer.score == 0.0 and answer.text.startswith(("unsupported", "unknown")):
+            raise ValueError(answer.text)
+        return answer.text
+
+    def _ask(self, questions: list[str]) -> list[str]:
+        return [a.text for a in self._ask_answers(questions)]
+
+    def _ask_answers(self, questions: list[str]) -> list:
+        answers = self.reasoner.ask(self.obs.front_rgb, questions)
+        self.counters.reasoner_calls += 1
+        self.counters.questions += len(questions)
+        self.trace.event("questions", reasoner=self.reasoner.name,
+                         qa=[[q, a.text, round(a.score, 4)]
+                             for q, a in zip(questions, answers, strict=True)])
+        return answers

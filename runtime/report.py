@@ -1,0 +1,112 @@
+"""The HTML report of a run: codeplans, a timeline, every question and answer, frames, a GIF.
+
+Built from the trace alone, so any trace (including one from a crashed run, or one copied
+from another machine) can be turned into a report: `write_report(run_dir)`.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from runtime.trace import read_trace
+
+_CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1100px}
+pre{background:#f5f5f5;padding:.8em;overflow:auto}table{border-collapse:collapse}
+td,th{border:1px solid #ddd;padding:3px 6px;vertical-align:top}.ok{color:#080}.bad{color:#b00}
+.frames img{width:240px;margin:2px}.meta td:first-child{font-weight:bold}"""
+
+
+def write_report(run_dir: Path) -> Path:
+    """Write `report.html` (and `episode.gif` from the frames) into `run_dir`."""
+    run_dir = Path(run_dir)
+    header, events = read_trace(run_dir)
+    gif = _write_gif(run_dir, [e for e in events if e["type"] == "frame"])
+    body = [_summary(header, events, gif), _plans(events), _timeline(events), _frames(events)]
+    page = (f"<!doctype html><meta charset=utf-8><title>codeplan run</title>"
+            f"<style>{_CSS}</style>" + "".join(body))
+    out = run_dir / "report.html"
+    out.write_text(page, encoding="utf-8")
+    return out
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _summary(header: dict, events: list[dict], gif: str | None) -> str:
+    end = next((e for e in events if e["type"] == "episode_end"), None)
+    crash = next((e for e in events if e["type"] == "crash"), None)
+    if end:
+        verdict = ("<b class=ok>success</b>" if end["success"] else
+                   f"<b class=bad>failure</b>: {_esc(end['failure_reason'])}")
+    else:
+        verdict = f"<b class=bad>crashed</b>: {_esc(crash['error']) if crash else 'no end'}"
+    rows = [("instruction", header.get("instruction")), ("task", header.get("task")),
+            ("seed", header.get("seed")), ("mode", header.get("mode")),
+            ("planner", header.get("planner")), ("reasoner", header.get("reasoner")),
+            ("actor", header.get("actor")), ("situations", header.get("situations"))]
+    if end:
+        rows += [(k, v) for k, v in end["counts"].items()] + [("wall s", end["wall_s"])]
+    table = "".join(f"<tr><td>{_esc(k)}<td>{_esc(v)}" for k, v in rows)
+    img = f"<p><img src='{_esc(gif)}' alt='episode'></p>" if gif else ""
+    return f"<h1>codeplan run</h1><p>{verdict}</p><table class=meta>{table}</table>{img}"
+
+
+def _plans(events: list[dict]) -> str:
+    parts = ["<h2>Codeplans</h2>"]
+    for e in events:
+        if e["type"] == "plan":
+            parts.append(f"<h3>attempt {e['attempt']} ({_esc(e['planner'])})</h3>"
+                         f"<pre>{_esc(e['source'])}</pre>")
+        elif e["type"] == "replan":
+            parts.append(f"<p><b>feedback:</b> {_esc(e['feedback'])}</p>")
+    return "".join(parts)
+
+
+def _timeline(events: list[dict]) -> str:
+    rows = []
+    for e in events:
+        text = _describe(e)
+        if text:
+            rows.append(f"<tr><td>{e['t']:.2f}<td>{_esc(e['type'])}<td>{text}")
+    return ("<h2>Timeline</h2><table><tr><th>t (s)<th>event<th>details"
+            + "".join(rows) + "</table>")
+
+
+def _describe(e: dict) -> str | None:
+    kind = e["type"]
+    if kind == "call":
+        args = ", ".join(repr(a) for a in e["args"])
+        out = e.get("result", e.get("error", e.get("stop")))
+        return _esc(f"{e['function']}({args}) -> {out!r}")
+    if kind == "action":
+        result = e.get("result") or {}
+        mark = "ok" if result.get("ok") else "bad"
+        detail = e.get("error") or result.get("reason") or ""
+        extra = f" [situations: {', '.join(result['situations'])}]" if result.get(
+            "situations") else ""
+        return f"<span class={mark}>{_esc(e['instruction'])}</span> {_esc(detail)}{_esc(extra)}"
+    if kind == "questions":
+        return "<br>".join(f"{_esc(q)} &rarr; <b>{_esc(a)}</b> ({s})" for q, a, s in e["qa"])
+    if kind in ("retry", "replan", "tell_planner", "sandbox_end", "crash", "print"):
+        return _esc({k: v for k, v in e.items() if k not in ("seq", "t", "type", "traceback")})
+    return None
+
+
+def _frames(events: list[dict]) -> str:
+    imgs = "".join(f"<img src='{_esc(e['path'])}' title='{_esc(e['label'])}'>"
+                   for e in events if e["type"] == "frame")
+    return f"<h2>Frames</h2><div class=frames>{imgs}</div>"
+
+
+def _write_gif(run_dir: Path, frames: list[dict]) -> str | None:
+    if not frames:
+        return None
+    from PIL import Image
+
+    images = [Image.open(run_dir / f["path"]).convert("P", palette=Image.Palette.ADAPTIVE)
+              for f in frames]
+    images[0].save(run_dir / "episode.gif", save_all=True, append_images=images[1:],
+                   duration=700, loop=0)
+    return "episode.gif"

@@ -1,0 +1,59 @@
+"""What a closed-loop run is asked to do (`RunConfig`) and what it reports (`RunResult`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class RunConfig:
+    """One episode's settings; the defaults are `codeplan run`'s embedded defaults."""
+
+    instruction: str | None = None  # None: the task's canonical instruction
+    task: str = "put-blocks-in-matching-bowls"
+    seed: int = 0
+    mode: str = "progress"
+    planner: str = "offline"
+    planner_options: dict[str, Any] = field(default_factory=dict)  # model, base_url, path
+    reasoner: str = "oracle"
+    actor: str = "oracle"
+    situations: str = "none"
+    runs_dir: Path = Path("runs")
+    max_plans: int = 5  # the first codeplan plus up to 4 recovery codeplans
+    report: bool = True  # write report.html and episode.gif
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["runs_dir"] = str(self.runs_dir)
+        return d
+
+
+@dataclass
+class RunResult:
+    """The outcome; `success` is always the simulator's ground truth."""
+
+    success: bool
+    run_dir: str
+    task: str
+    seed: int
+    instruction: str
+    mode: str
+    planner: str
+    reasoner: str
+    actor: str
+    situations: str
+    believed_done: bool
+    failure_reason: str | None
+    counts: dict[str, int]
+    wall_s: float
+    final_scene: dict[str, Any]
+    plans: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class RunError(RuntimeError):
+    """The run itself could not happen (bad settings, no first codeplan)."""

@@ -1,0 +1,231 @@
+"""One closed-loop episode: perceive, plan, run the codeplan sandboxed, re-plan, score.
+
+    objects, facts <- reasoner            (what the planner may know)
+    codeplan <- planner(instruction, objects, facts, feedback)
+    sandbox.run(codeplan) -> primitives -> controller -> actor/env, reasoner
+    done? score from ground truth : feedback -> next codeplan (at most max_plans)
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import primitives
+from ravens_env.env import TabletopEnv
+from ravens_env.situations import parse_situations
+from ravens_env.tasks import make_task
+from runtime import episode
+from runtime.components import make_actor, make_reasoner
+from runtime.controller import (
+    MODES,
+    ActionStuck,
+    Controller,
+    EpisodeStop,
+    PlannerReport,
+    RetryBudgetExceeded,
+)
+from runtime.planners.base import Codeplan, Planner, PlannerError, PlanRequest
+from runtime.run_config import RunConfig, RunError, RunResult
+from runtime.sandbox import Sandbox, SandboxResult
+from runtime.trace import TraceWriter
+
+_DONE = re.compile(r"^\s*(task\s+(is\s+)?)?(done|finished|complete|completed)\b", re.IGNORECASE)
+
+
+@dataclass
+class _Outcome:
+    believed_done: bool = False
+    failure_reason: str | None = None
+    feedback: list[str] = field(default_factory=list)
+    plans: list[Codeplan] = field(default_factory=list)
+
+
+def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
+    """Run one episode end to end; raises RunError only when it cannot start."""
+    _validate(config)
+    planner = planner or _planner(config)
+    run_dir = _new_run_dir(config)
+    started = time.perf_counter()
+    with Sandbox(_recorded_api(lambda: trace)) as sandbox, \
+            TabletopEnv(situations=config.situations) as env:
+        obs = env.reset(config.task, config.seed)
+        instruction = config.instruction or env.task.instruction
+        trace = TraceWriter(run_dir, {**config.to_dict(), "instruction": instruction,
+                                      "canonical_instruction": env.task.instruction})
+        try:
+            trace.frame(obs.front_rgb, "reset")
+            controller = Controller(env, make_actor(config.actor, env),
+                                    make_reasoner(config.reasoner, env), config.mode, obs, trace)
+            outcome = _plan_and_run(config, instruction, planner, sandbox, controller, trace)
+            result = _score(config, env, controller, outcome, instruction, run_dir, started)
+            trace.event("episode_end", **result.to_dict())
+        except BaseException as e:
+            trace.event("crash", error=f"{type(e).__name__}: {e}",
+                        traceback=traceback.format_exc())
+            raise
+        finally:
+            trace.close()
+    if config.report:
+        from runtime.report import write_report
+
+        write_report(run_dir)
+    return result
+
+
+def _validate(config: RunConfig) -> None:
+    if config.mode not in MODES:
+        raise RunError(f"unknown mode {config.mode!r}; modes: {', '.join(MODES)}")
+    try:
+        make_task(config.task)
+        parse_situations(config.situations)
+    except (KeyError, ValueError) as e:
+        raise RunError(str(e)) from None
+    if config.max_plans < 1:
+        raise RunError("max_plans must be at least 1")
+
+
+def _planner(config: RunConfig) -> Planner:
+    from runtime.planners.registry import make_planner  # the openai client is a heavy import
+
+    try:
+        return make_planner(config.planner, **config.planner_options)
+    except (PlannerError, ValueError, TypeError) as e:
+        raise RunError(f"planner {config.planner!r}: {e}") from None
+
+
+def _new_run_dir(config: RunConfig) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = f"{stamp}-{config.task}-s{config.seed}-{config.mode}-{uuid.uuid4().hex[:6]}"
+    return Path(config.runs_dir) / name
+
+
+def _recorded_api(get_trace) -> dict:
+    """The primitives, each wrapped to record its call, result or error in the trace (what
+    `codeplan replay` answers from). `get_trace` is late-bound: the sandbox worker is forked
+    before the trace exists, and only the host side ever calls these wrappers."""
+    api = primitives.sandbox_api()
+    return {module: {name: _recorder(module, name, fn, get_trace) for name, fn in fns.items()}
+            for module, fns in api.items()}
+
+
+def _recorder(module: str, name: str, fn, get_trace):
+    def call(*args: Any, **kwargs: Any) -> Any:
+        record = {"module": module, "function": name, "args": list(args), "kwargs": kwargs}
+        try:
+            result = fn(*args, **kwargs)
+        except EpisodeStop as stop:
+            get_trace().event("call", **record, stop=type(stop).__name__, feedback=stop.feedback)
+            raise
+        except Exception as e:
+            get_trace().event("call", **record, error=str(e))
+            raise
+        get_trace().event("call", **record, result=result)
+        return result
+
+    call.__name__ = name
+    return call
+
+
+def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
+                  controller: Controller, trace: TraceWriter) -> _Outcome:
+    outcome = _Outcome()
+    for attempt in range(config.max_plans):
+        with episode.active(controller):
+            objects = controller.perceive_objects()
+            facts = controller.perceive_facts()
+        request = PlanRequest(instruction, objects, facts, list(outcome.feedback),
+                              [p.source for p in outcome.plans], attempt)
+        plan = _request_plan(planner, request, trace, outcome)
+        if plan is None:
+            return outcome
+        feedback = _run_codeplan(plan, sandbox, controller, trace, outcome)
+        if feedback is None:
+            return outcome
+        outcome.feedback.append(feedback)
+        trace.event("replan", attempt=attempt + 1, feedback=feedback)
+    outcome.failure_reason = (f"no codeplan finished the task in {config.max_plans} "
+                              f"codeplans; last feedback: {outcome.feedback[-1]}")
+    return outcome
+
+
+def _request_plan(planner: Planner, request: PlanRequest, trace: TraceWriter,
+                  outcome: _Outcome) -> Codeplan | None:
+    trace.event("plan_request", attempt=request.attempt, objects=request.objects,
+                facts=request.facts, feedback=request.feedback)
+    try:
+        plan = planner.plan(request)
+    except PlannerError as e:
+        if request.attempt == 0:
+            raise RunError(f"{planner.name} planner: {e}") from None
+        outcome.failure_reason = f"planner error: {e}"
+        return None
+    outcome.plans.append(plan)
+    trace.event("plan", attempt=request.attempt, source=plan.source, planner=plan.planner,
+                model=plan.model, prompt_tokens=plan.prompt_tokens,
+                completion_tokens=plan.completion_tokens, latency_s=plan.latency_s,
+                reply=plan.reply, notes=plan.notes)
+    return plan
+
+
+def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
+                  trace: TraceWriter, outcome: _Outcome) -> str | None:
+    """Run one codeplan; None when the episode is over, else feedback for the next plan."""
+    stop: EpisodeStop | None = None
+    result: SandboxResult | None = None
+    with episode.active(controller):
+        try:
+            result = sandbox.run(plan.source)
+        except EpisodeStop as e:
+            stop = e
+    trace.event("sandbox_end", kind=result.kind if result else "stopped",
+                error=result.error if result else None,
+                stop=type(stop).__name__ if stop else None,
+                feedback=stop.feedback if stop else None,
+                prints=result.prints if result else [], steps=result.steps if result else 0)
+    return _judge(result, stop, outcome)
+
+
+def _judge(result: SandboxResult | None, stop: EpisodeStop | None,
+           outcome: _Outcome) -> str | None:
+    if isinstance(stop, RetryBudgetExceeded):
+        outcome.failure_reason = f"retry budget: {stop.feedback}"
+        return None
+    if isinstance(stop, PlannerReport):
+        if _DONE.match(stop.feedback):
+            outcome.believed_done = True
+            return None
+        return f"the codeplan reported: {stop.feedback}"
+    if isinstance(stop, ActionStuck):
+        return f"an action kept failing: {stop.feedback}"
+    if result is not None and result.ok:
+        return ("the codeplan ended without calling tell_planner('done'); call it when the "
+                "task is complete, or tell_planner('<problem>') when it cannot be")
+    error = result.error if result else "stopped"
+    return f"the codeplan stopped ({result.kind if result else 'stop'}): {error}"
+
+
+def _score(config: RunConfig, env: TabletopEnv, controller: Controller, outcome: _Outcome,
+           instruction: str, run_dir: Path, started: float) -> RunResult:
+    success = env.success()
+    reason = outcome.failure_reason
+    if not success and reason is None:
+        reason = ("false done: the codeplan reported done but the task is not complete"
+                  if outcome.believed_done else "stopped before the task was complete")
+    counts = {**controller.counters.to_dict(), "replans": max(0, len(outcome.plans) - 1),
+              "planner_calls": len(outcome.plans),
+              "prompt_tokens": sum(p.prompt_tokens for p in outcome.plans),
+              "completion_tokens": sum(p.completion_tokens for p in outcome.plans)}
+    return RunResult(
+        success=success, run_dir=str(run_dir), task=config.task, seed=config.seed,
+        instruction=instruction, mode=config.mode, planner=config.planner,
+        reasoner=config.reasoner, actor=config.actor, situations=config.situations,
+        believed_done=outcome.believed_done, failure_reason=None if success else reason,
+        counts=counts, wall_s=round(time.perf_counter() - started, 3),
+        final_scene=env.scene().to_json(), plans=[p.source for p in outcome.plans],
+    )

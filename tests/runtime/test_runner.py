@@ -1,0 +1,162 @@
+"""Closed-loop episodes end to end with scripted codeplans: feedback, modes, traces."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from runtime.planners.base import Codeplan, PlanRequest
+from runtime.run_config import RunConfig, RunError
+from runtime.runner import run_episode
+from runtime.trace import read_trace
+
+HEADER = ("from control_actions import put_first_on_second\n"
+          "from plan_actions import get_object_names, tell_planner\n"
+          "from reasoning_actions import find_object_related_to_obj, is_true, ask\n")
+
+
+class ScriptedPlanner:
+    """Returns the given sources in order and records every request it got."""
+
+    name = "scripted"
+
+    def __init__(self, *sources: str) -> None:
+        self.sources = list(sources)
+        self.requests: list[PlanRequest] = []
+
+    def plan(self, request: PlanRequest) -> Codeplan:
+        self.requests.append(request)
+        return Codeplan(self.sources[min(request.attempt, len(self.sources) - 1)], "scripted")
+
+
+def good_plan(block: str, bowl: str) -> str:
+    return HEADER + f"put_first_on_second({block!r}, {bowl!r})\ntell_planner('done')\n"
+
+
+def run(tmp_path, planner, task="put-block-in-bowl", seed=0, **kw):
+    config = RunConfig(task=task, seed=seed, runs_dir=tmp_path, **kw)
+    return run_episode(config, planner=planner)
+
+
+TARGET = ("yellow block", "pink bowl")  # put-block-in-bowl, seed 0
+
+
+def test_target_of_seed_0():
+    from ravens_env.env import TabletopEnv
+
+    with TabletopEnv() as env:
+        env.reset("put-block-in-bowl", 0)
+        assert env.task.target == TARGET
+
+
+def test_a_good_codeplan_succeeds_and_leaves_trace_report_and_gif(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)))
+    assert result.success and result.believed_done and result.failure_reason is None
+    assert result.counts["actions"] == 1 and result.counts["replans"] == 0
+    header, events = read_trace(result.run_dir)
+    assert header["schema"] == "codeplan-trace/1" and header["seed"] == 0
+    kinds = [e["type"] for e in events]
+    for kind in ("plan", "call", "questions", "action", "frame", "sandbox_end", "episode_end"):
+        assert kind in kinds
+    run_dir = tmp_path / result.run_dir.split("/")[-1]
+    assert (run_dir / "report.html").read_text().count("put_first_on_second") >= 1
+    assert (run_dir / "episode.gif").read_bytes()[:3] == b"GIF"
+    assert len(list((run_dir / "frames").glob("*.png"))) == 2  # reset + one action
+
+
+@pytest.mark.parametrize(("bad", "says"), [
+    ("put_first_on_second('yellow block', 'pink bowl'\n", "Line 4: SyntaxError"),
+    ("put_first_on_second('purple block', 'cyan bowl')\n", "unknown pick 'purple block'"),
+    ("put_first_on_second('blue block')\n", "argument"),
+    ("x = 1 / 0\n", "ZeroDivisionError"),
+    ("import os\n", "os"),
+    ("put_first_on_second('yellow block', 'pink bowl')\n", "without calling tell_planner"),
+    ("tell_planner('I cannot see a pink bowl')\n", "I cannot see a pink bowl"),
+])
+def test_bad_codeplans_are_fed_back_and_the_next_plan_runs(tmp_path, bad, says):
+    planner = ScriptedPlanner(HEADER + bad, good_plan(*TARGET))
+    result = run(tmp_path, planner)
+    assert result.success and result.counts["replans"] == 1
+    feedback = planner.requests[1].feedback
+    assert len(feedback) == 1 and says in feedback[0], feedback
+    assert planner.requests[1].previous == [HEADER + bad]
+
+
+def test_the_planner_sees_perceived_objects_and_facts(tmp_path):
+    planner = ScriptedPlanner(good_plan(*TARGET))
+    run(tmp_path, planner)
+    request = planner.requests[0]
+    assert set(TARGET) <= set(request.objects)
+    assert ("yellow block", "on", "table") in [tuple(f) for f in request.facts]
+
+
+def test_false_done_is_a_failure(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(HEADER + "tell_planner('done')\n"))
+    assert not result.success and result.believed_done
+    assert result.failure_reason.startswith("false done")
+
+
+def test_plans_run_out(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(HEADER + "tell_planner('help')\n"), max_plans=2)
+    assert not result.success and "no codeplan finished" in result.failure_reason
+    assert result.counts["planner_calls"] == 2
+
+
+def test_a_miss_every_time_exhausts_the_retry_budget_in_success_mode(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), mode="success",
+                 situations="miss=1.0")
+    assert not result.success
+    # Each of the 5 codeplans redoes the place 4 times and is stopped as stuck.
+    assert result.counts["retries"] == 20 and result.counts["replans"] == 4
+    assert result.failure_reason.startswith("no codeplan finished")
+    assert "kept failing" in result.failure_reason
+
+
+def test_more_than_20_retries_fail_the_episode(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), mode="success",
+                 situations="miss=1.0", max_plans=8)
+    assert not result.success and result.counts["retries"] == 21
+    assert result.failure_reason == "retry budget: more than 20 retries"
+
+
+def test_open_loop_never_asks_about_actions(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), mode="open-loop",
+                 situations="drop=1.0")
+    assert not result.success and result.believed_done and result.counts["retries"] == 0
+    _, events = read_trace(result.run_dir)
+    asked = [q for e in events if e["type"] == "questions" for q, _, _ in e["qa"]]
+    assert not any(q.startswith("is the") for q in asked)
+
+
+def test_a_crash_leaves_a_readable_trace(tmp_path):
+    class Exploding(ScriptedPlanner):
+        def plan(self, request):
+            if request.attempt == 1:
+                raise RuntimeError("planner blew up")
+            return super().plan(request)
+
+    with pytest.raises(RuntimeError, match="blew up"):
+        run(tmp_path, Exploding(HEADER + "tell_planner('help')\n"))
+    trace = next(tmp_path.glob("*/trace.jsonl"))
+    _, events = read_trace(trace)
+    assert events[-1]["type"] == "crash" and "blew up" in events[-1]["error"]
+    from runtime.report import write_report
+
+    assert "crashed" in write_report(trace.parent).read_text()
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("mode", "closed", "unknown mode"), ("task", "nope", "unknown task"),
+    ("situations", "chaos", "unknown situations"),
+])
+def test_bad_settings_raise_run_error(tmp_path, field, value, message):
+    with pytest.raises(RunError, match=message):
+        run(tmp_path, ScriptedPlanner("pass"), **{field: value})
+
+
+def test_trace_lines_are_json_with_sequence_numbers(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)))
+    lines = (tmp_path / result.run_dir.split("/")[-1] / "trace.jsonl").read_text().splitlines()
+    seqs = [json.loads(line)["seq"] for line in lines[1:]]
+    assert seqs == list(range(1, len(seqs) + 1))
