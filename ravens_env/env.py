@@ -37,6 +37,11 @@ STILL_LINEAR = 2e-3  # m/s
 STILL_ANGULAR = 2e-2  # rad/s
 
 
+def _bounds_text() -> str:
+    x, y, z = (f"[{lo:g}, {hi:g}]" for lo, hi in BOUNDS)
+    return f"x {x} y {y} z {z} m"
+
+
 @dataclass
 class SimObject:
     """An object the env created: its spec and PyBullet body id."""
@@ -172,8 +177,7 @@ class TabletopEnv:
         for label, xyz in (("pick", action.pick), ("place", action.place)):
             if not problems and not in_workspace(xyz):
                 problems.append(f"{label} {tuple(round(float(v), 3) for v in xyz)} is outside "
-                                f"the workspace x{list(BOUNDS[0])} y{list(BOUNDS[1])} "
-                                f"z{list(BOUNDS[2])} m")
+                                f"the workspace {_bounds_text()}")
         if problems:
             return ActionResult(ok=False, reason="; ".join(problems))
         px, py = float(action.pick[0]), float(action.pick[1])

@@ -52,7 +52,11 @@ class RunResult:
     plans: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """All fields, plus the headline counts at the top level for quick `jq` access."""
+        d = asdict(self)
+        for key in ("actions", "retries", "replans", "questions"):
+            d[key] = self.counts[key]
+        return d
 
 
 class RunError(RuntimeError):

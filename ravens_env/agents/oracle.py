@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ravens_env.geometry import BOUNDS
 from ravens_env.scene_graph import Scene
 from ravens_env.tasks.stack_block_pyramid import slot_occupant, stand_slots
 from ravens_env.types import Observation, PickPlace
@@ -43,7 +44,7 @@ class OracleActor:
         pick = _lookup(scene, pick_name)
         place_xy, place_yaw = self._place_target(scene, place_text)
         return PickPlace(
-            pick=(pick.position[0], pick.position[1], pick.top),
+            pick=(*_reachable_top(pick.position[:2]), pick.top),
             place=(place_xy[0], place_xy[1], 0.0),
             pick_yaw=pick.yaw, place_yaw=place_yaw,
         )
@@ -61,6 +62,16 @@ class OracleActor:
         if len(targets) > 1 and "stand" in scene.names():
             yaw = scene.get("stand").yaw
         return (float(xy[0]), float(xy[1])), yaw
+
+
+def _reachable_top(xy: tuple[float, float]) -> tuple[float, float]:
+    """A suction point on the block's top face inside the workspace: a block that slid partly
+    over the edge is picked near its inner side (within 1.5 cm of its centre)."""
+    lo, hi = BOUNDS[:2, 0] + 1e-3, BOUNDS[:2, 1] - 1e-3
+    clamped = np.clip(xy, lo, hi)
+    if np.linalg.norm(clamped - np.asarray(xy)) <= 0.015:
+        return float(clamped[0]), float(clamped[1])
+    return float(xy[0]), float(xy[1])
 
 
 def parse_step(instruction: str) -> tuple[str, str]:

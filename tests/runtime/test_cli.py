@@ -68,3 +68,36 @@ def test_bench_env_json_reports_timings_and_oracle_success():
     for key in ("pick_place_s", "reset_s", "render_s"):
         assert 0 < data[key]["median"] <= data[key]["p90"]
     assert data["oracle_success_ci95"][1] == 1.0
+
+
+def test_run_with_embedded_defaults_prints_one_json_object(tmp_path):
+    out = codeplan("run", "--json", "--runs-dir", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["success"] is True and data["mode"] == "progress"
+    assert (data["planner"], data["reasoner"], data["actor"]) == ("offline", "oracle", "oracle")
+    for key in ("actions", "retries", "replans", "questions"):
+        assert isinstance(data[key], int)
+    assert data["final_scene"]["objects"] and data["run_dir"].startswith(str(tmp_path))
+    replay = codeplan("replay", data["run_dir"], "--json")
+    assert replay.returncode == 0 and json.loads(replay.stdout)["same"] is True
+
+
+def test_run_text_summary_and_failure_still_exit_0(tmp_path):
+    plan = tmp_path / "plan.py"
+    plan.write_text("from plan_actions import tell_planner\ntell_planner('done')\n")
+    out = codeplan("run", "--planner", "file", "--plan-file", str(plan), "--runs-dir",
+                   str(tmp_path), "--task", "stack-blocks", "--mode", "open-loop")
+    assert out.returncode == 0, out.stderr
+    assert "result: FAILURE (false done" in out.stdout and "tell_planner('done')" in out.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("run", "make me a coffee"), "could not"),
+    (("run", "--planner", "file"), "--plan-file"),
+    (("run", "--task", "nope"), "unknown task"),
+    (("replay", "/nonexistent/trace"), "no trace"),
+])
+def test_run_that_cannot_happen_exits_2(tmp_path, args, message):
+    out = codeplan(*args, "--runs-dir", str(tmp_path))
+    assert out.returncode == 2 and message in out.stderr, out.stderr
