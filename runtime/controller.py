@@ -167,6 +167,19 @@ class Controller:
             raise ValueError(f"not a yes/no question: {question!r} was answered {answer!r}")
         return answer == "yes"
 
+    def begin_codeplan(self) -> None:
+        """Before a new codeplan: keep only earlier claims that still hold.
+
+        A recovery codeplan is written from the perceived state, so the claims it inherits
+        should be the effects that are in place now (they keep being re-validated); a claim
+        that does not hold is the new codeplan's business, and redoing it would fight a plan
+        that chose differently (e.g. a tower rebuilt on another base).
+        """
+        if self.claims and self.mode != "open-loop":
+            holds = self._check(self.claims)
+            self.claims = [c for c, ok in zip(self.claims, holds, strict=True) if ok]
+        self.trace.event("claims", claims=[str(c) for c in self.claims])
+
     # -- perception ---------------------------------------------------------------------
     def perceive_objects(self) -> list[str]:
         """Object names from the reasoner (not ground truth): the planner's vocabulary."""

@@ -179,6 +179,7 @@ def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
     stop: EpisodeStop | None = None
     result: SandboxResult | None = None
     with episode.active(controller):
+        controller.begin_codeplan()
         try:
             result = sandbox.run(plan.source)
         except EpisodeStop as e:

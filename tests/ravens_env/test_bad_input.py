@@ -14,7 +14,7 @@ def _poses(env):
 
 
 def test_unknown_task_names_the_known_ones(env):
-    with pytest.raises(UnknownTaskError, match="unknown task 'stack-everything'.*stack-blocks"):
+    with pytest.raises(UnknownTaskError, match=r"unknown task 'stack-everything'.*stack-blocks"):
         env.reset("stack-everything", 0)
     with pytest.raises(UnknownTaskError):
         make_task("")

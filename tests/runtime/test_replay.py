@@ -51,7 +51,7 @@ def test_replay_detects_a_changed_answer(recorded, tmp_path):
             event["result"] = [n.replace("yellow block", "navy block") for n in event["result"]]
             lines[i] = json.dumps(event)
     trace.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ReplayDivergence, match="tell_planner.* recording has put_first_on_second"):
+    with pytest.raises(ReplayDivergence, match=r"tell_planner.* recording has put_first_on_second"):
         replay_trace(trace)
 
 

@@ -1,0 +1,1 @@
+"""Planner prompt files (plain text, `string.Template` placeholders), shipped as package data."""

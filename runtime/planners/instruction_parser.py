@@ -1,0 +1,253 @@
+"""Instruction -> goal for the offline planner: a small, explicit grammar of the task families.
+
+The offline planner stands in for an LLM, so it must read the instructions a person would
+type for the benchmark's task families, including paraphrases, and refuse clearly (naming
+what it did understand) instead of guessing. Families:
+
+    matching     put the (darker) blocks in the bowls with matching colors
+    mismatched   put the blocks in bowls of a different color
+    put          put the red block in the blue bowl / stack the red block on the green block
+    stack-all    stack all the blocks [on the red block]
+    pyramid      stack all the blocks in a 3-2-1 pyramid on the stand
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ravens_env.colors import ALL_COLORS
+from runtime.planners.base import PlannerError
+from runtime.planners.scene_state import STAND, kind_of
+
+FAMILIES = ("matching", "mismatched", "put", "stack-all", "pyramid")
+VERBS = ("put", "place", "move", "stack", "sort", "drop", "pile", "arrange", "fill", "transfer",
+         "organize", "group", "set")
+BUILD_VERBS = ("build", "make", "create", "form", "assemble")  # only with a structure:
+STRUCTURES = ("tower", "pyramid", "stack", "pile")  # "make a tower", not "make me a coffee"
+MISMATCH = ("different", "mismatch", "do not match", "does not match", "dont match",
+            "doesnt match", "not matching", "non matching", "other color", "another color",
+            "wrong", "unmatched", "not the same color", "not their color", "not its color")
+MATCH = ("match", "same color", "corresponding", "their color", "its color", "own color",
+         "their own", "its own", "correct bowl", "right bowl")
+PREPOSITIONS = ("in", "into", "inside", "on", "onto", "to", "atop", "on top of", "over",
+                "inside of")
+SOURCES = ("from", "out of", "off", "off of")  # "from the blue bowl": not a place
+SPATIAL = ("next to", "left of", "right of", "in front of", "behind", "near", "beside",
+           "close to", "away from", "under", "below", "above", "around", "between")
+UNDERSTOOD = ("put the <block> in|on the <bowl|block>; put the blocks in the bowls with "
+              "matching colors (or different colors); stack all the blocks [on the <block>]; "
+              "stack the blocks in a pyramid on the stand")
+_REWRITES = (
+    (r"colou?rs?", "color"), (r"\bgrey\b", "gray"), (r"\bcubes\b", "blocks"),
+    (r"\bcube\b", "block"), (r"n['’]t\b", " not"),
+    (r"[^a-z0-9\s]", " "), (r"\s+", " "),
+)
+# Colors no object has: "the black block" is then a missing object, not an unread phrase.
+OTHER_COLORS = ("black", "violet", "magenta", "beige", "silver", "gold", "golden", "navy",
+                "teal", "lime", "maroon", "olive", "tan", "indigo", "turquoise", "crimson")
+_MENTION = re.compile(r"\b(?:(" + "|".join(ALL_COLORS + OTHER_COLORS)
+                      + r") (block|bowl)s?|(stand))\b")
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What the instruction asks for, in object names from the scene.
+
+    `pairs` are (block, place) the plan must achieve literally (matching, put); `blocks` are
+    the blocks an existential goal is about (mismatched, stack-all, pyramid); `base` is the
+    named bottom block of a stack-all; `unmatched` are blocks a matching goal leaves alone
+    because no bowl has their color.
+    """
+
+    family: str
+    instruction: str
+    pairs: tuple[tuple[str, str], ...] = ()
+    blocks: tuple[str, ...] = ()
+    bowls: tuple[str, ...] = ()
+    base: str | None = None
+    darker: bool = False
+    unmatched: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One line for the codeplan's goal comment."""
+        if self.family in ("matching", "put"):
+            what = "every darker block" if self.darker else "each block"
+            head = f"{what} in the bowl of its color: " if self.family == "matching" else ""
+            return head + ", ".join(f"{b} {_prep(p)} {p}" for b, p in self.pairs)
+        if self.family == "mismatched":
+            return (f"each of {', '.join(self.blocks)} in a bowl of a different color, "
+                    "one block per bowl")
+        if self.family == "stack-all":
+            base = f"the {self.base} at the bottom" if self.base else "any block at the bottom"
+            return f"one tower of {', '.join(self.blocks)}, {base}"
+        return "a 3-2-1 pyramid on the stand: three blocks on the stand, two on them, one on top"
+
+
+@dataclass(frozen=True)
+class _Mention:
+    name: str
+    start: int
+    end: int
+
+
+def parse_instruction(instruction: str, objects: list[str]) -> Goal:
+    """Read `instruction` against the scene's `objects`; PlannerError when it cannot."""
+    text = normalize(instruction)
+    mentions = [_Mention(_name(m), m.start(), m.end()) for m in _MENTION.finditer(text)]
+    verb = _verb(text)
+    if verb is None:
+        raise PlannerError(f"could not read {instruction!r}: no task verb "
+                           f"(put/place/move/stack/build) found; {_scene(objects)}")
+    _check_known(instruction, mentions, objects)
+    for reader in (_pyramid, _color_bowls, _put, _stack_all):
+        goal = reader(instruction, text, mentions, objects)
+        if goal is not None:
+            return goal
+    named = ", ".join(f"the {n}" for n in dict.fromkeys(m.name for m in mentions))
+    understood = f"the verb {verb!r}" + (f" and {named}" if named else ", no object names")
+    raise PlannerError(f"could not read {instruction!r}: understood {understood}, but no goal "
+                       f"I know; I understand: {UNDERSTOOD}; {_scene(objects)}")
+
+
+def normalize(instruction: str) -> str:
+    """Lower case, British spellings and contractions folded, punctuation dropped."""
+    text = instruction.lower()
+    for pattern, repl in _REWRITES:
+        text = re.sub(pattern, repl, text)
+    return text.strip()
+
+
+def _verb(text: str) -> str | None:
+    words = text.split()
+    found = [w for w in words if w in VERBS]
+    if not found and any(s in words or s + "s" in words for s in STRUCTURES):
+        found = [w for w in words if w in BUILD_VERBS or w in STRUCTURES]
+    return found[0] if found else None
+
+
+def _name(m: re.Match) -> str:
+    return STAND if m.group(3) else f"{m.group(1)} {m.group(2)}"
+
+
+def _scene(objects: list[str]) -> str:
+    return f"objects in the scene: {', '.join(objects) or 'none'}"
+
+
+def _check_known(instruction: str, mentions: list[_Mention], objects: list[str]) -> None:
+    missing = [m.name for m in mentions if m.name not in objects]
+    if missing:
+        names = " and the ".join(dict.fromkeys(missing))
+        verb = "is" if len(set(missing)) == 1 else "are"
+        raise PlannerError(f"{instruction!r} names the {names}, which {verb} not in the scene; "
+                           f"{_scene(objects)}")
+
+
+def _blocks(objects: list[str]) -> tuple[str, ...]:
+    return tuple(o for o in objects if kind_of(o) == "block")
+
+
+def _prep(place: str) -> str:
+    return "in" if kind_of(place) == "bowl" else "on"
+
+
+def _pyramid(instruction: str, text: str, mentions: list[_Mention], objects: list[str]
+             ) -> Goal | None:
+    if "pyramid" not in text:
+        return None
+    blocks = _blocks(objects)
+    if STAND not in objects:
+        raise PlannerError(f"{instruction!r} asks for a pyramid on the stand, but there is no "
+                           f"stand; {_scene(objects)}")
+    if len(blocks) < 6:
+        raise PlannerError(f"{instruction!r} asks for a 3-2-1 pyramid, which needs 6 blocks; "
+                           f"there are {len(blocks)}; {_scene(objects)}")
+    return Goal("pyramid", instruction, blocks=blocks)
+
+
+def _color_bowls(instruction: str, text: str, mentions: list[_Mention], objects: list[str]
+                 ) -> Goal | None:
+    if "bowl" not in text or "block" not in text:
+        return None
+    mismatched = any(k in text for k in MISMATCH)
+    if not mismatched and not any(k in text for k in MATCH):
+        return None
+    named = tuple(m.name for m in mentions if kind_of(m.name) == "block")
+    blocks = tuple(dict.fromkeys(named)) or _blocks(objects)
+    bowls = tuple(o for o in objects if kind_of(o) == "bowl")
+    darker = bool(re.search(r"\bdark", text))
+    if not blocks:
+        raise PlannerError(f"{instruction!r}: there are no blocks to put in bowls; "
+                           f"{_scene(objects)}")
+    if mismatched:
+        if len(blocks) > len(bowls):
+            raise PlannerError(f"{instruction!r} needs one bowl per block: {len(blocks)} "
+                               f"blocks, {len(bowls)} bowls; {_scene(objects)}")
+        return Goal("mismatched", instruction, blocks=blocks, bowls=bowls, darker=darker)
+    pairs = tuple((b, b.replace(" block", " bowl")) for b in blocks
+                  if b.replace(" block", " bowl") in bowls)
+    if not pairs:
+        raise PlannerError(f"{instruction!r}: no block has a bowl of its color; "
+                           f"{_scene(objects)}")
+    unmatched = tuple(b for b in blocks if b not in dict(pairs))
+    return Goal("matching", instruction, pairs=pairs, blocks=blocks, bowls=bowls,
+                darker=darker, unmatched=unmatched)
+
+
+def _put(instruction: str, text: str, mentions: list[_Mention], objects: list[str]
+         ) -> Goal | None:
+    """'put the X block in/on the Y' pairs, read left to right (several are allowed): a block
+    named outside a prepositional phrase is picked, the next object after in/on/to is its
+    place ("from the Y" is where it comes from, and "next to the Y" is refused)."""
+    pairs: list[tuple[str, str]] = []
+    pending: str | None = None
+    previous_end = 0
+    for m in mentions:
+        lead = _lead(text[previous_end:m.start])
+        previous_end = m.end
+        if any(lead.endswith(p) for p in SPATIAL):
+            raise PlannerError(f"{instruction!r}: I can put a block in or on an object, not "
+                               f"{lead.split()[-2:][0]} {lead.split()[-1]} it; {_scene(objects)}")
+        if any(lead.endswith(p) for p in SOURCES):
+            continue
+        if any(lead == p or lead.endswith(" " + p) for p in PREPOSITIONS):
+            if pending and kind_of(m.name) in ("bowl", "block"):
+                if pending == m.name:
+                    raise PlannerError(f"{instruction!r} asks to put the {m.name} on itself")
+                pairs.append((pending, m.name))
+            pending = None
+        elif kind_of(m.name) == "block":
+            pending = m.name
+    if not pairs:
+        return None
+    picks = [b for b, _ in pairs]
+    if len(set(picks)) < len(picks):
+        raise PlannerError(f"{instruction!r} asks to put one block in two places: "
+                           + ", ".join(f"{b} {_prep(p)} {p}" for b, p in pairs))
+    return Goal("put", instruction, pairs=tuple(pairs))
+
+
+def _lead(segment: str) -> str:
+    """The last words before a mention, articles dropped: '... put it in the' -> '... in'."""
+    words = segment.split()
+    while words and words[-1] in ("the", "a", "an"):
+        words.pop()
+    return " ".join(words[-4:])
+
+
+def _stack_all(instruction: str, text: str, mentions: list[_Mention], objects: list[str]
+               ) -> Goal | None:
+    words = set(text.split())
+    tower = bool(words & {"tower", "pile"})
+    stacking = tower or bool(words & {"stack", "stacked"})
+    generic = tower or bool(words & {"all", "every", "each", "blocks"})
+    named = list(dict.fromkeys(m.name for m in mentions if kind_of(m.name) == "block"))
+    if not generic or not (stacking or (named and " on " in f" {text} ")):
+        return None
+    if len(named) > 1:
+        raise PlannerError(f"{instruction!r}: a tower of all the blocks can start on one block, "
+                           f"but it names {' and '.join(named)}; {_scene(objects)}")
+    blocks = _blocks(objects)
+    if len(blocks) < 2:
+        raise PlannerError(f"{instruction!r}: a tower needs two blocks; {_scene(objects)}")
+    return Goal("stack-all", instruction, blocks=blocks, base=named[0] if named else None)

@@ -1,0 +1,109 @@
+"""The controller on a real simulator with the oracle actor and reasoner."""
+
+from __future__ import annotations
+
+import pytest
+
+from ravens_env.bullet import pb
+from ravens_env.env import TabletopEnv
+from runtime.components import make_actor, make_reasoner
+from runtime.controller import Claim, Controller, PlannerReport
+from runtime.trace import TraceWriter
+
+
+@pytest.fixture
+def make(tmp_path):
+    envs = []
+
+    def build(mode: str, task: str = "put-blocks-in-matching-bowls", seed: int = 0,
+              situations: str = "none") -> Controller:
+        env = TabletopEnv(situations=situations)
+        envs.append(env)
+        obs = env.reset(task, seed)
+        trace = TraceWriter(tmp_path / f"run{len(envs)}", {"test": True})
+        return Controller(env, make_actor("oracle", env), make_reasoner("oracle", env), mode,
+                          obs, trace)
+
+    yield build
+    for env in envs:
+        env.close()
+
+
+def _blocks(c: Controller) -> list[str]:
+    return [n for n in c.perceive_objects() if n.endswith("block")]
+
+
+def _knock_out(c: Controller, name: str) -> None:
+    body = c.env.scene(visibility=False).get(name).body_id
+    pb.resetBasePositionAndOrientation(body, (0.3, 0.0, 0.021), (0, 0, 0, 1),
+                                       physicsClientId=c.env.client)
+    c.env.settle()
+
+
+def test_claims_and_questions_say_in_for_bowls_and_on_otherwise():
+    assert Claim("red block", "blue bowl").questions() == ["is the red block in the blue bowl?"]
+    pyramid = Claim("red block", "green block and blue block")
+    assert pyramid.questions() == ["is the red block on the green block?",
+                                   "is the red block on the blue block?"]
+    assert pyramid.instruction() == "put the red block on the green block and the blue block"
+
+
+def test_progress_mode_redoes_an_earlier_action_that_was_undone(make):
+    c = make("progress")
+    first, second = _blocks(c)[:2]
+    c.put_first_on_second(first, first.replace("block", "bowl"))
+    c.obs = c.env.observe()
+    _knock_out(c, first)  # undone behind the controller's back
+    c.put_first_on_second(second, second.replace("block", "bowl"))
+    scene = c.env.scene(visibility=False)
+    assert scene.container_of(first) == first.replace("block", "bowl")
+    assert c.counters.retries == 1
+
+
+def test_success_mode_does_not_notice_an_earlier_action_undone(make):
+    c = make("success")
+    first, second = _blocks(c)[:2]
+    c.put_first_on_second(first, first.replace("block", "bowl"))
+    _knock_out(c, first)
+    c.put_first_on_second(second, second.replace("block", "bowl"))
+    assert c.env.scene(visibility=False).container_of(first) is None
+    assert c.counters.retries == 0
+
+
+def test_a_new_codeplan_keeps_only_claims_that_still_hold(make):
+    c = make("progress")
+    first, second = _blocks(c)[:2]
+    c.put_first_on_second(first, first.replace("block", "bowl"))
+    c.put_first_on_second(second, second.replace("block", "bowl"))
+    _knock_out(c, first)
+    c.obs = c.env.observe()
+    c.begin_codeplan()
+    assert [x.pick for x in c.claims] == [second]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda c: c.put_first_on_second("purple block", "red bowl"), "unknown pick"),
+    (lambda c: c.put_first_on_second("cyan bowl", "pink block"), "only blocks"),
+    (lambda c: c.find_object_related_to_obj("under", "red block"), "unknown relation"),
+    (lambda c: c.is_true("how many blocks are there?"), "not a yes/no question"),
+    (lambda c: c.ask("what is the meaning of life?"), "unsupported question"),
+])
+def test_bad_primitive_calls_raise_clear_errors(make, call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(make("progress"))
+
+
+def test_tell_planner_stops_the_codeplan_with_the_message(make):
+    c = make("progress")
+    with pytest.raises(PlannerReport, match="no green bowl"):
+        c.tell_planner("no green bowl")
+    assert c.reports == ["no green bowl"]
+
+
+def test_reasoning_primitives_answer_from_the_reasoner(make):
+    c = make("progress", task="stack-blocks", seed=0)
+    block = _blocks(c)[0]
+    assert c.find_object_related_to_obj("below", block) == "table"
+    assert c.find_object_related_to_obj("above", block) is None
+    assert c.ask("how many blocks are there?") == str(len(_blocks(c)))
+    assert c.is_true(f"is there a {block}?")
