@@ -87,6 +87,7 @@ def format_summary(r: RunResult) -> str:
         if len(r.plans) > 1:
             lines.append(f"--- attempt {i}")
         lines += ["  " + line for line in source.rstrip().splitlines()]
+    lines += ["", "actions and checks:", *_timeline(Path(r.run_dir))]
     lines += [
         "",
         f"actions {c['actions']} (failed {c['failed_actions']})  retries {c['retries']}  "
@@ -97,6 +98,26 @@ def format_summary(r: RunResult) -> str:
         f"run directory: {r.run_dir}  (report.html, trace.jsonl, frames/)",
     ]
     return "\n".join(lines)
+
+
+def _timeline(run_dir: Path) -> list[str]:
+    """One line per action, failed check, redo and replan, read back from the trace."""
+    from runtime.trace import read_trace
+
+    out = []
+    for e in read_trace(run_dir)[1]:
+        if e["type"] == "action":
+            res = e.get("result") or {}
+            note = e.get("error") or ("" if res.get("ok") else res.get("reason", ""))
+            out.append(f"  {e['instruction']}" + (f"  [failed: {note}]" if note else ""))
+        elif e["type"] == "questions":
+            out += [f"    check: {q} -> {a}" for q, a, _ in e["qa"]
+                    if q.startswith("is the ") and a != "yes"]
+        elif e["type"] == "retry":
+            out.append(f"    redo: {e['claim']} (retry {e['retries']})")
+        elif e["type"] == "replan":
+            out.append(f"  new codeplan: {e['feedback']}")
+    return out or ["  (none)"]
 
 
 def _replay(args: argparse.Namespace) -> int:
