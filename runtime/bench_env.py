@@ -77,10 +77,11 @@ def format_report(r: dict) -> str:
         f"task {r['task']}  episodes {r['episodes']} (seeds {r['seeds'][0]}-{r['seeds'][1]})  "
         f"situations {r['situations']}",
         f"oracle success  {r['oracle_success']:.1%}  (95% CI {lo:.1%}-{hi:.1%})",
-        f"{'phase':<12}{'median s':>10}{'p90 s':>10}{'n':>6}",
+        f"{'phase':<12}{'median s':>10}{'95% CI of median':>20}{'p90 s':>10}{'n':>6}",
     ]
     for key, label in (("reset_s", "reset"), ("pick_place_s", "pick-place"),
                        ("render_s", "render")):
         s = r[key]
-        lines.append(f"{label:<12}{s['median']:>10.4f}{s['p90']:>10.4f}{s['n']:>6}")
+        ci = f"{s['median_ci95'][0]:.4f}-{s['median_ci95'][1]:.4f}"
+        lines.append(f"{label:<12}{s['median']:>10.4f}{ci:>20}{s['p90']:>10.4f}{s['n']:>6}")
     return "\n".join(lines)

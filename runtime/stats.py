@@ -22,13 +22,27 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def summarize_times(values: list[float]) -> dict[str, float]:
-    """median / p90 / mean / n of a list of seconds (rounded to 0.1 ms)."""
-    if not values:
-        return {"median": float("nan"), "p90": float("nan"), "mean": float("nan"), "n": 0}
+def median_interval(values: list[float], resamples: int = 2000,
+                    seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the median (fixed seed: the same data give the
+    same interval)."""
     arr = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    medians = np.median(rng.choice(arr, size=(resamples, len(arr)), replace=True), axis=1)
+    lo, hi = np.percentile(medians, [2.5, 97.5])
+    return (float(lo), float(hi))
+
+
+def summarize_times(values: list[float]) -> dict:
+    """median (with its 95% bootstrap interval) / p90 / mean / n of seconds, to 0.1 ms."""
+    if not values:
+        return {"median": float("nan"), "p90": float("nan"), "mean": float("nan"), "n": 0,
+                "median_ci95": [float("nan"), float("nan")]}
+    arr = np.asarray(values, dtype=float)
+    lo, hi = median_interval(values)
     return {
         "median": round(float(np.median(arr)), 4),
+        "median_ci95": [round(lo, 4), round(hi, 4)],
         "p90": round(float(np.percentile(arr, 90)), 4),
         "mean": round(float(arr.mean()), 4),
         "n": len(values),
