@@ -54,3 +54,15 @@ def test_tests_mirror_the_packages():
     for pkg in PACKAGES:
         assert (ROOT / "tests" / pkg).is_dir(), f"tests/{pkg}/ is missing"
     assert Path(ravens_env.__file__).parent == ROOT / "ravens_env"
+
+
+MAX_FUNCTION_LINES = 60
+
+
+@pytest.mark.parametrize("path", list(_modules()), ids=lambda p: str(p.relative_to(ROOT)))
+def test_functions_are_short_enough_to_read_at_a_glance(path):
+    tree = ast.parse(path.read_text())
+    long = [f"{n.name} ({n.end_lineno - n.lineno + 1} lines)" for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.end_lineno - n.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long, f"{path.name}: {long}"
