@@ -21,7 +21,7 @@ from ravens_env import assets
 from ravens_env.bullet import pb
 from ravens_env.cameras import FrontCameraConfig, FrontImage, render_front, render_heightmap
 from ravens_env.colors import rgba
-from ravens_env.geometry import BOUNDS, in_workspace, quat_to_yaw, tilt, yaw_to_quat
+from ravens_env.geometry import BOUNDS, cube_tilt, in_workspace, quat_to_yaw, tilt, yaw_to_quat
 from ravens_env.robot import SuctionArm
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from ravens_env.situation_effects import SituationEffects
@@ -267,7 +267,7 @@ class TabletopEnv:
         return SceneObject(
             name=s.name, type=s.type, color=s.color, shade=s.shade,
             position=tuple(round(float(v), 5) for v in pos), yaw=round(quat_to_yaw(orn), 5),
-            tilt=round(tilt(orn), 5), body_id=obj.body,
+            tilt=round(cube_tilt(orn) if s.type == "block" else tilt(orn), 5), body_id=obj.body,
             pixel_box=(int(u0), int(v0), math.ceil(u1), math.ceil(v1)),
             pixel_coords=tuple(round(float(v), 3) for v in uvd[8]),
             visible_pixels=int((seg == obj.body).sum()) if seg is not None else 0,

@@ -65,6 +65,15 @@ def tilt(quat: tuple[float, float, float, float]) -> float:
     return math.acos(max(-1.0, min(1.0, cos_t)))
 
 
+def cube_tilt(quat: tuple[float, float, float, float]) -> float:
+    """Angle in radians between world +z and the nearest of a cube's six face normals: a cube
+    that rolled onto a side face rests flat again (tilt 0), unlike `tilt`."""
+    x, y, z, w = quat
+    # Column 3 of the rotation matrix gives the world z component of each body axis.
+    zs = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+    return math.acos(max(-1.0, min(1.0, max(abs(v) for v in zs))))
+
+
 def wrap_angle(a: float) -> float:
     """Wrap an angle to [-pi, pi)."""
     return (a + math.pi) % (2.0 * math.pi) - math.pi

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from runtime.cli_datagen import add_datagen_parser
 from runtime.cli_run import add_run_parser
 from runtime.planners.base import PlannerError
 from runtime.run_config import RunError
@@ -194,7 +195,7 @@ def _eval_closed_loop(args) -> int:
 
 
 _COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,
-                             add_sandbox_parser]
+                             add_datagen_parser, add_sandbox_parser]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -83,3 +83,13 @@ def test_pixel_boxes_contain_the_visible_pixels(env):
         u0, v0, u1, v1 = o.pixel_box
         assert us.min() >= u0 - 1 and us.max() <= u1 + 1
         assert vs.min() >= v0 - 1 and vs.max() <= v1 + 1
+
+
+@pytest.mark.parametrize(("euler", "expected"), [
+    ((0.0, 0.0, 0.7), 0.0), ((math.pi / 2, 0.0, 0.3), 0.0), ((0.0, math.pi / 2, 0.0), 0.0),
+    ((0.3, 0.0, 0.0), 0.3), ((math.pi / 2 + 0.2, 0.0, 0.0), 0.2),
+])
+def test_a_cube_on_any_face_is_flat(euler, expected):
+    from ravens_env.geometry import cube_tilt
+
+    assert abs(cube_tilt(pb.getQuaternionFromEuler(euler)) - expected) < 1e-6

@@ -94,3 +94,16 @@ def test_a_block_straddling_two_blocks_is_on_both():
     assert Relation("green block", "on", "red block") in r
     assert Relation("green block", "on", "blue block") in r
     assert Relation("red block", "below", "green block") in r
+
+
+def test_a_block_rolled_onto_its_side_still_rests_on_the_table(env):
+    import math
+
+    from ravens_env.bullet import pb
+
+    env.reset("stack-blocks", 0)
+    obj = env.objects[0]
+    pb.resetBasePositionAndOrientation(obj.body, (0.5, 0.0, 0.02),
+                                       pb.getQuaternionFromEuler((math.pi / 2, 0, 0)),
+                                       physicsClientId=env.client)
+    assert env.scene(visibility=False).support_of(obj.name) == "table"

@@ -1,0 +1,171 @@
+"""`generate()`: plan the shards of a run, make the missing ones in parallel, assemble (the
+pipeline behind `datagen.generate` and `codeplan datagen vqa`).
+
+Why processes and not threads: PyBullet keeps the GIL while it steps and renders, so only
+processes use more than one core. Each worker (multiprocessing, spawn: no simulator state is
+inherited) makes its own TabletopEnv once and reuses it for every image of every shard it
+gets; work is handed out one shard at a time, so have at least as many shards as workers.
+Workers report each image on a queue for the progress bar. As always with spawn, a script that calls
+`generate(workers=2)` must do so under `if __name__ == "__main__":`.
+
+    from datagen import generate
+    manifest = generate("data/vqa", ["block_bowl", "unseen"], images_per_split=1000)
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import queue
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from datagen.families import SEED_STRIDE, family
+from datagen.render_pybullet import check_variant
+from datagen.shards import ShardJob, make_shard, plan_jobs
+from datagen.writer import assemble, clean_temp, shard_done, write_shard
+
+RENDERERS = ("pybullet",)  # "blender" is a later issue
+
+_ENV = None  # the worker process's TabletopEnv
+_TICKS = None  # the worker process's progress queue
+
+
+def generate(out: str | Path, splits: Sequence[str], images_per_split: int,
+             questions_per_image: int = 10, shard_size: int = 200, workers: int = 1,
+             seed_offset: int = 0, renderer: str = "pybullet", variant: str = "default",
+             progress: bool = True) -> dict:
+    """Make (or finish) the dataset at `out` and return its manifest; see the module doc.
+    ValueError names the problem with any bad argument before any work starts."""
+    splits = check_args(splits, images_per_split, questions_per_image, shard_size, workers,
+                        seed_offset, renderer, variant)
+    jobs = plan_jobs(splits, images_per_split, shard_size, questions_per_image, seed_offset,
+                     variant, renderer)
+    root = Path(out) / "shards"
+    cleaned = clean_temp(root)
+    pending = [j for j in jobs if not shard_done(root, j)]
+    started = time.perf_counter()
+    done = run_shards(root, pending, workers, progress)
+    seconds = time.perf_counter() - started
+    settings = {"splits": splits, "images_per_split": images_per_split,
+                "questions_per_image": questions_per_image, "shard_size": shard_size,
+                "workers": workers, "seed_offset": seed_offset, "renderer": renderer,
+                "variant": variant}
+    run = {"command": command_line(out, **settings), "settings": settings,
+           "seeds": {"seed_stride": SEED_STRIDE,
+                     "shard_seed": "family seed_base + seed_offset + shard index",
+                     "image_streams": "default_rng([shard_seed, i, 0 state | 1 render | "
+                                      "2 questions])"},
+           "run": {"shards_made": len(done), "shards_skipped": len(jobs) - len(pending),
+                   "temp_dirs_removed": len(cleaned), **_throughput(done, seconds)}}
+    return assemble(Path(out), jobs, run)
+
+
+def _throughput(done: list[dict], seconds: float) -> dict:
+    images = sum(d["images"] for d in done)
+    questions = sum(d["questions"] for d in done)
+    cpu = sum(d["cpu_seconds"] for d in done)  # in the workers, writing included
+    return {"images_made": images, "questions_made": questions, "seconds": round(seconds, 2),
+            "images_per_hour": _per_hour(images, seconds),
+            "questions_per_hour": _per_hour(questions, seconds),
+            "cpu_seconds": round(cpu, 2), "images_per_cpu_hour": _per_hour(images, cpu)}
+
+
+def check_args(splits: Sequence[str], images_per_split: int, questions_per_image: int,
+               shard_size: int, workers: int, seed_offset: int, renderer: str, variant: str
+               ) -> list[str]:
+    """The split names as a list, after checking every argument (ValueError otherwise)."""
+    names = [s.strip() for s in ([splits] if isinstance(splits, str) else splits)]
+    if not names or not all(names):
+        raise ValueError("no splits given; name at least one, e.g. --splits block_bowl")
+    for name in names:
+        family(name)  # raises, listing the known splits
+    if len(set(names)) != len(names):
+        raise ValueError(f"a split is listed twice: {','.join(names)}")
+    for label, value, low in (("images per split", images_per_split, 1),
+                              ("questions per image", questions_per_image, 1),
+                              ("shard size", shard_size, 1), ("workers", workers, 1),
+                              ("seed offset", seed_offset, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{label} must be an integer >= {low}, got {value!r}")
+    if renderer == "blender":
+        raise ValueError("the blender renderer is not built yet; use --renderer pybullet")
+    if renderer not in RENDERERS:
+        raise ValueError(f"unknown renderer {renderer!r}; available: {', '.join(RENDERERS)}")
+    check_variant(variant)
+    return names
+
+
+def command_line(out: str | Path, splits: list[str], images_per_split: int,
+                 questions_per_image: int, shard_size: int, workers: int, seed_offset: int,
+                 renderer: str, variant: str) -> str:
+    """The CLI command that makes this dataset (recorded in the manifest)."""
+    return (f"codeplan datagen vqa --out {shlex.quote(str(out))} --splits {','.join(splits)} "
+            f"--images-per-split {images_per_split} --questions-per-image {questions_per_image} "
+            f"--shard-size {shard_size} --workers {workers} --seed-offset {seed_offset} "
+            f"--renderer {renderer} --variant {variant}")
+
+
+def run_shards(root: Path, jobs: list[ShardJob], workers: int, progress: bool) -> list[dict]:
+    """Make and write every shard of `jobs`; one summary dict per shard."""
+    with tqdm(total=sum(j.count for j in jobs), unit="img", desc="datagen",
+              disable=not progress) as bar:
+        if workers <= 1 or len(jobs) <= 1:
+            from ravens_env.env import TabletopEnv
+
+            with TabletopEnv() as env:
+                return [run_job(root, j, env, lambda: bar.update(1)) for j in jobs]
+        ctx = mp.get_context("spawn")
+        ticks = ctx.Queue()
+        pool = ctx.Pool(min(workers, len(jobs)), _init_worker, (ticks,))
+        try:
+            result = pool.map_async(_worker_job, [(str(root), j) for j in jobs], chunksize=1)
+            while not result.ready():
+                _drain(ticks, bar, 0.2)
+            pool.close()  # let workers exit on their own: a killed one may hold the queue
+            pool.join()
+            _drain(ticks, bar, 0.0)
+            return result.get()
+        finally:
+            pool.terminate()
+            ticks.close()
+            ticks.join_thread()
+
+
+def run_job(root: Path, job: ShardJob, env, tick: Callable[[], None] | None = None) -> dict:
+    """Make one shard in `env` and write it atomically; its summary."""
+    started, cpu = time.perf_counter(), time.process_time()
+    records = make_shard(env, job, tick)
+    seconds = time.perf_counter() - started
+    write_shard(root, job, records, seconds)
+    return {"family": job.family, "shard": job.name, "images": len(records),
+            "questions": sum(len(r.questions) for r in records), "seconds": seconds,
+            "cpu_seconds": time.process_time() - cpu}
+
+
+def _init_worker(ticks) -> None:
+    global _ENV, _TICKS
+    from ravens_env.env import TabletopEnv
+
+    _ENV, _TICKS = TabletopEnv(), ticks
+
+
+def _worker_job(args: tuple[str, ShardJob]) -> dict:
+    root, job = args
+    return run_job(Path(root), job, _ENV, lambda: _TICKS.put(1))
+
+
+def _drain(ticks, bar: tqdm, timeout: float) -> None:
+    try:
+        bar.update(ticks.get(timeout=timeout) if timeout else ticks.get_nowait())
+        while True:
+            bar.update(ticks.get_nowait())
+    except queue.Empty:
+        pass
+
+
+def _per_hour(count: int, seconds: float) -> float:
+    return round(count * 3600 / seconds, 1) if seconds > 0 else 0.0

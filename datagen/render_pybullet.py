@@ -1,0 +1,135 @@
+"""The PyBullet renderer: the front camera image of a sampled state, and held-out variants.
+
+Why variants: a VQA model that only ever saw one camera pose, one resolution and a parked arm
+may read the camera rather than the scene. The variants make an evaluation set for that:
+
+  default  the env's front camera (`FrontCameraConfig()`, 320x240) — the image the closed-loop
+           controller sends, identical to `env.observe().front_rgb`
+  jitter   eye and target moved by up to 3 cm per axis, vertical fov 62 +- 4 degrees
+  arm      the arm's tip moved over the table (3-20 cm above whatever is below it), so the arm
+           is in view and may hide objects
+  hires    640x480
+
+The scene graph's `pixel_box`, `pixel_coords` and `visible_pixels` are recomputed for the
+camera actually used (the env computes them for its own camera), so visibility filters and
+CLEVR pixel coordinates stay true for every variant. Relations come from poses and do not
+change.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+from PIL import Image
+
+from datagen.scenes import SampledState
+from ravens_env.bullet import pb
+from ravens_env.cameras import FrontCameraConfig, render_front
+from ravens_env.colors import rgba
+from ravens_env.robot import UnreachableError
+from ravens_env.scene_graph import Scene, SceneObject
+
+VARIANTS = ("default", "jitter", "arm", "hires")
+JITTER_XYZ = 0.03  # metres, per axis, for the eye and the target
+JITTER_FOV = 4.0  # degrees
+HIRES = (640, 480)  # (width, height) px
+ARM_CLEARANCE = (0.03, 0.20)  # metres between the tip and the surface below it
+ARM_AREA = ((0.35, 0.70), (-0.35, 0.35))  # metres: x and y range of the tip
+
+
+@dataclass
+class RenderedImage:
+    """One image and the ground truth for its camera."""
+
+    rgb: np.ndarray  # (H, W, 3) uint8
+    scene: Scene
+    camera: FrontCameraConfig
+    arm_tip: tuple[float, float, float] | None = None  # metres, "arm" variant only
+
+    def camera_json(self) -> dict:
+        return {**asdict(self.camera), "arm_tip": self.arm_tip}
+
+
+def check_variant(variant: str) -> str:
+    """`variant` if known; ValueError naming the known ones otherwise."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; variants: {', '.join(VARIANTS)}")
+    return variant
+
+
+def camera_for(variant: str, rng: np.random.Generator,
+               base: FrontCameraConfig | None = None) -> FrontCameraConfig:
+    """The camera of one image of `variant` (`rng` draws the jitter)."""
+    base = base or FrontCameraConfig()
+    check_variant(variant)
+    if variant == "hires":
+        return replace(base, width=HIRES[0], height=HIRES[1])
+    if variant == "jitter":
+        eye = tuple(float(v) for v in np.add(base.eye, rng.uniform(-JITTER_XYZ, JITTER_XYZ, 3)))
+        target = tuple(float(v) for v in
+                       np.add(base.target, rng.uniform(-JITTER_XYZ, JITTER_XYZ, 3)))
+        fov = float(base.fov_deg + rng.uniform(-JITTER_FOV, JITTER_FOV))
+        return replace(base, eye=eye, target=target, fov_deg=fov)
+    return base
+
+
+def render_state(env, state: SampledState, variant: str, rng: np.random.Generator
+                 ) -> RenderedImage:
+    """Paint the state's colors on the env's bodies and render `variant` of its image."""
+    for body, (color, shade) in state.paint().items():
+        pb.changeVisualShape(body, -1, rgbaColor=rgba(color, shade), physicsClientId=env.client)
+    camera = camera_for(variant, rng, env.front_camera)
+    tip = _place_arm(env, rng) if variant == "arm" else None
+    try:
+        image = render_front(env.client, camera)
+    finally:
+        if tip is not None:
+            env.arm.go_home()
+    scene = scene_for_camera(env.client, state.scene, camera, image.segmentation)
+    return RenderedImage(image.rgb, scene, camera, tip)
+
+
+def scene_for_camera(client: int, scene: Scene, camera: FrontCameraConfig,
+                     segmentation: np.ndarray) -> Scene:
+    """`scene` with pixel boxes, CLEVR pixel coords and visible pixels for `camera`."""
+    objects = [_project(client, o, camera, segmentation) for o in scene.objects]
+    return Scene(objects, list(scene.relations))
+
+
+def _project(client: int, obj: SceneObject, camera: FrontCameraConfig,
+             segmentation: np.ndarray) -> SceneObject:
+    lo, hi = pb.getAABB(obj.body_id, physicsClientId=client)
+    pos, _ = pb.getBasePositionAndOrientation(obj.body_id, physicsClientId=client)  # unrounded
+    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                        for z in (lo[2], hi[2])])  # (8, 3) metres
+    uvd = camera.project(np.vstack([corners, pos]))  # (9, 3): u px, v px, depth m
+    size = (camera.width - 1, camera.height - 1)
+    u0, v0 = np.clip(uvd[:8, :2].min(0), 0, size)
+    u1, v1 = np.clip(uvd[:8, :2].max(0), 0, size)
+    return replace(obj, pixel_box=(int(u0), int(v0), math.ceil(u1), math.ceil(v1)),
+                   pixel_coords=tuple(round(float(v), 3) for v in uvd[8]),
+                   visible_pixels=int((segmentation == obj.body_id).sum()))
+
+
+def _place_arm(env, rng: np.random.Generator) -> tuple[float, float, float] | None:
+    """Move the tip over the table, clear of what is below; None if no pose was reachable."""
+    for _ in range(10):
+        x, y = rng.uniform(*ARM_AREA[0]), rng.uniform(*ARM_AREA[1])
+        hit = env.surface_below(float(x), float(y))
+        z = (hit[1] if hit else 0.0) + rng.uniform(*ARM_CLEARANCE)
+        try:
+            env.arm.move_to(float(x), float(y), float(z), float(rng.uniform(-math.pi, math.pi)))
+        except UnreachableError:
+            continue
+        return (round(float(x), 4), round(float(y), 4), round(float(z), 4))
+    return None
+
+
+def png_bytes(rgb: np.ndarray) -> bytes:
+    """PNG encoding of an (H, W, 3) uint8 image (deterministic: same pixels, same bytes)."""
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG")
+    return buf.getvalue()
