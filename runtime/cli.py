@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from runtime.cli_actor import add_eval_actor_parser, add_train_actor_parser
 from runtime.cli_datagen import add_datagen_parser
 from runtime.cli_run import add_run_parser
 from runtime.planners.base import PlannerError
@@ -170,7 +171,15 @@ def _add_eval(sub) -> None:
     cl.add_argument("--out", type=Path, default=Path("results/closed-loop"))
     cl.add_argument("--json", action="store_true", help="print one JSON object")
     cl.set_defaults(handler=_eval_closed_loop)
+    add_eval_actor_parser(esub)
     ev.set_defaults(handler=lambda a: ev.print_help() or 2)
+
+
+def _add_train(sub) -> None:
+    train = sub.add_parser("train", help="train models (the CLIPort actor)")
+    tsub = train.add_subparsers(title="train commands", metavar="MODEL")
+    add_train_actor_parser(tsub)
+    train.set_defaults(handler=lambda a: train.print_help() or 2)
 
 
 def _eval_closed_loop(args) -> int:
@@ -195,7 +204,7 @@ def _eval_closed_loop(args) -> int:
 
 
 _COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,
-                             add_datagen_parser, add_sandbox_parser]
+                             _add_train, add_datagen_parser, add_sandbox_parser]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -38,6 +38,9 @@ def add_datagen_parser(subparsers) -> None:
                      help="default | jitter | arm | hires (held-out camera/render variants)")
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")
+    from runtime.cli_actor import add_demos_subcommand
+
+    add_demos_subcommand(dsub)  # `datagen demos`: oracle demonstrations for the actor
     vqa.set_defaults(handler=_vqa)
     datagen.set_defaults(handler=lambda args: datagen.print_help() or 2)
 

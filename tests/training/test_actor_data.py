@@ -1,0 +1,83 @@
+"""The demo Dataset and its rotation augmentation: labels must stay on their objects."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from datagen.demos import load_episode
+from ravens_env.agents.cliport_actions import yaw_to_bin
+from ravens_env.models import preset
+from ravens_env.models.language import HashEncoder
+from training.actor_data import DemoDataset, random_rotation, rotate_image, rotate_pixels
+
+SHAPE = (320, 160)
+
+
+def _blobs(pick: tuple[int, int], place: tuple[int, int]) -> torch.Tensor:
+    """A (4, H, W) image: value 1 on a 7x7 square at the pick, 2 at the place, 0 elsewhere."""
+    image = torch.zeros(4, *SHAPE)
+    for value, (r, c) in ((1.0, pick), (2.0, place)):
+        image[:, r - 3:r + 4, c - 3:c + 4] = value
+    return image
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_turned_labels_stay_on_the_pixels_of_their_objects(seed):
+    rng = np.random.default_rng(seed)
+    pick = (int(rng.integers(60, 260)), int(rng.integers(20, 140)))
+    place = (int(rng.integers(60, 260)), int(rng.integers(20, 140)))
+    if max(abs(pick[0] - place[0]), abs(pick[1] - place[1])) < 8:
+        place = (place[0] + 20, place[1])
+    labels = np.array([pick, place])
+    angle, turned = random_rotation(rng, labels, SHAPE)
+    assert angle != 0.0  # these labels are central enough for some angle to fit
+    image = rotate_image(_blobs(pick, place), angle)
+    assert ((turned >= 0) & (turned < np.array(SHAPE))).all()
+    assert float(image[0, turned[0, 0], turned[0, 1]]) == 1.0
+    assert float(image[0, turned[1, 0], turned[1, 1]]) == 2.0
+
+
+def test_turning_pixels_agrees_with_turning_the_image():
+    image = torch.zeros(1, *SHAPE)
+    image[0, 100, 30] = 1.0
+    for angle in (0.3, 1.2, -2.0):
+        (row, col), = rotate_pixels(np.array([[100, 30]]), angle, SHAPE)
+        assert float(rotate_image(image, angle)[0, row, col]) == 1.0
+
+
+def test_labels_near_a_corner_are_kept_unturned_when_no_angle_fits():
+    rng = np.random.default_rng(0)
+    labels = np.array([[1, 1], [318, 158]])  # opposite corners: no rotation keeps both inside
+    angle, turned = random_rotation(rng, labels, SHAPE)
+    assert angle == 0.0 and np.array_equal(turned, labels)
+
+
+def test_dataset_items_are_network_ready(demo_dir, tiny):
+    config = preset("cpu", **tiny)
+    encoder = HashEncoder()
+    plain = DemoDataset(demo_dir, config, encoder, augment=False)
+    assert len(plain) == 2  # two one-step episodes
+    arrays, meta = load_episode(plain.files[0])
+    item = plain[0]
+    assert item["image"].shape == (4, 320, 160) and item["image"].dtype == torch.float32
+    assert tuple(item["pick"].tolist()) == tuple(arrays["pick"][0])
+    assert tuple(item["place"].tolist()) == tuple(arrays["place"][0])
+    assert int(item["rotation"]) == yaw_to_bin(float(arrays["yaw_change"][0]), 36)
+    assert torch.equal(item["lang"], encoder.encode([meta["steps"][0]["instruction"]])[0])
+
+
+def test_augmented_items_keep_the_pick_on_top_of_the_block(demo_dir, tiny):
+    config = preset("cpu", **tiny)
+    dataset = DemoDataset(demo_dir, config, HashEncoder(), augment=True)
+    torch.manual_seed(0)
+    block_top = 0.04 / config.height_std  # normalised height of a 4 cm block's top face
+    stored = tuple(load_episode(dataset.files[0])[0]["pick"][0])
+    picks = set()
+    for _ in range(6):
+        item = dataset[0]
+        row, col = item["pick"].tolist()
+        picks.add((row, col))
+        assert float(item["image"][3, row, col]) == pytest.approx(block_top, abs=0.1)
+    assert picks - {stored}, "no item was turned"

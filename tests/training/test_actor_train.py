@@ -1,0 +1,114 @@
+"""Actor training: it can memorise a demo, resumes exactly where it stopped, and the
+`train actor` / `eval actor` commands run end to end."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from datagen.demos import load_episode
+from ravens_env.agents.cliport import CliportActor
+from ravens_env.types import Observation
+from runtime.cli_actor import add_eval_actor_parser, add_train_actor_parser
+from training.actor import TrainActorSpec, train_actor
+from training.actor_eval import step_holds
+from training.actor_state import latest_checkpoint
+
+
+def _spec(demos, out, tiny, **kw) -> TrainActorSpec:
+    base = {"batch_size": 2, "augment": False, "progress": False, "language": "hash",
+            "config_overrides": {k: v for k, v in tiny.items() if k != "language"}}
+    return TrainActorSpec(demos=demos, out=out, **{**base, **kw})
+
+
+@pytest.mark.slow
+def test_one_demonstrated_step_is_memorised(demo_dir, tmp_path, tiny):
+    demos = tmp_path / "demos"
+    demos.mkdir()
+    one = sorted(demo_dir.glob("*.npz"))[0]
+    shutil.copy(one, demos / one.name)
+    summary = train_actor(_spec(demos, tmp_path / "run", tiny, steps=25, lr=2e-3,
+                                checkpoint_every=100))
+    assert summary["final_loss"] < 3.0
+    arrays, meta = load_episode(one)
+    obs = Observation(color=arrays["color"][0], height=arrays["height"][0].astype(np.float32),
+                      front_rgb=np.zeros((1, 1, 3), np.uint8),
+                      front_depth=np.zeros((1, 1), np.float32), instruction="", step=0)
+    actor = CliportActor(tmp_path / "run")
+    actor.act(obs, meta["steps"][0]["instruction"])
+    pred, step = actor.last_prediction, meta["steps"][0]
+    assert np.abs(np.subtract(pred.pick, step["pick"])).max() <= 2
+    assert np.abs(np.subtract(pred.place, step["place"])).max() <= 2
+    assert pred.rotation % 9 == step["rotation"] % 9  # a cube looks the same turned by 90°
+
+
+def test_training_resumes_from_the_latest_checkpoint(demo_dir, tmp_path, tiny):
+    out = tmp_path / "run"
+    first = train_actor(_spec(demo_dir, out, tiny, steps=2, checkpoint_every=1, log_every=1))
+    assert first["start_step"] == 0 and latest_checkpoint(out).name == "step_0000002"
+    with pytest.raises(ValueError, match="pass --resume"):
+        train_actor(_spec(demo_dir, out, tiny, steps=3))
+    second = train_actor(_spec(demo_dir, out, tiny, steps=3, checkpoint_every=1, log_every=1,
+                               resume=True))
+    assert second["start_step"] == 2 and second["steps"] == 3
+    names = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert names == ["step_0000002", "step_0000003"]  # the oldest was pruned (keep 2)
+    opt = torch.load(out / "checkpoints" / "step_0000003" / "optimizer.bin", weights_only=True)
+    assert {float(s["step"]) for s in opt["state"].values()} == {3.0}  # AdamW state carried on
+    state = json.loads((out / "checkpoints" / "step_0000003" / "trainer_state.json").read_text())
+    assert state["step"] == 3
+    assert (out / "config.json").is_file() and (out / "model.safetensors").is_file()
+    logged = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in logged] == [1, 2, 3]
+
+
+def test_a_step_holds_only_after_it_is_done(env):
+    from ravens_env.agents.oracle import OracleActor
+
+    obs = env.reset("put-block-in-bowl", 3)
+    step = env.task.instruction
+    assert not step_holds(env.scene(visibility=False), step)
+    env.execute(OracleActor(env).act(obs, step))
+    assert step_holds(env.scene(visibility=False), step)
+    assert not step_holds(env.scene(visibility=False), "put the gold block in the tin bowl")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="codeplan")
+    groups = parser.add_subparsers()
+    add_train_actor_parser(groups.add_parser("train").add_subparsers())
+    add_eval_actor_parser(groups.add_parser("eval").add_subparsers())
+    return parser
+
+
+def test_train_then_eval_from_the_command_line(demo_dir, tmp_path, capsys):
+    out = str(tmp_path / "run")
+    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out", out,
+                                 "--steps", "1", "--batch-size", "2", "--language", "hash",
+                                 "--json"])
+    assert args.handler(args) == 0
+    trained = json.loads(capsys.readouterr().out)
+    assert trained["steps"] == 1 and trained["preset"] == "cpu"
+    args = _parser().parse_args(["eval", "actor", "--checkpoint", out, "--task",
+                                 "put-block-in-bowl", "--episodes", "1", "--json"])
+    assert args.handler(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert {"success_rate", "ci95", "episodes", "steps", "step_success_rate"} <= set(result)
+    assert result["episodes"] == 1 and result["steps"] >= 1
+    assert 0.0 <= result["ci95"][0] <= result["success_rate"] <= result["ci95"][1] <= 1.0
+
+
+def test_missing_demos_or_checkpoint_are_one_line_errors(tmp_path):
+    args = _parser().parse_args(["train", "actor", "--demos", str(tmp_path), "--out",
+                                 str(tmp_path / "run"), "--steps", "1", "--language", "hash"])
+    with pytest.raises(ValueError, match="no demo files"):
+        args.handler(args)
+    args = _parser().parse_args(["eval", "actor", "--checkpoint", str(tmp_path), "--task",
+                                 "put-block-in-bowl"])
+    with pytest.raises(ValueError, match="is not a CLIPort checkpoint"):
+        args.handler(args)

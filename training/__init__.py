@@ -1,0 +1,1 @@
+"""Training and evaluation of the learned components (the CLIPort actor here) with accelerate."""

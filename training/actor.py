@@ -1,0 +1,168 @@
+"""Train the CLIPort actor on oracle demonstrations with `accelerate`.
+
+    codeplan train actor --demos data/demos --out runs/actor --steps 20000 --batch-size 8
+
+The losses are Transporter's: cross-entropy of the pick logits over all H*W pixels against the
+demonstrated pick pixel, and of the place logits over all R*H*W (rotation, pixel) cells against
+the demonstrated place and rotation bin, with the place network fed the demonstrated pick
+(teacher forcing). One `Accelerator()` runs it on the CPU here and on several GPUs under
+`accelerate launch`. Every `checkpoint_every` steps the full state (model, AdamW, RNG, step)
+is saved under OUT/checkpoints/; `resume` continues from the latest one. At the end the model
+is exported as OUT/config.json + OUT/model.safetensors, which `CliportActor` loads.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+from torch.utils.data import DataLoader, RandomSampler
+from tqdm import tqdm
+
+from ravens_env.agents.cliport_checkpoint import save_checkpoint
+from ravens_env.models.config import CliportConfig, preset
+from ravens_env.models.language import make_encoder
+from ravens_env.models.policy import CliportModel, count_parameters
+from training.actor_data import DemoDataset
+from training.actor_state import latest_checkpoint, load_training_state, save_training_state
+
+
+@dataclass
+class TrainActorSpec:
+    """Everything a training run depends on (the CLI fills it)."""
+
+    demos: Path
+    out: Path
+    steps: int
+    batch_size: int = 8
+    preset: str = "cpu"
+    lr: float = 1e-4  # Transporter's learning rate
+    weight_decay: float = 1e-4
+    checkpoint_every: int = 500
+    keep_checkpoints: int = 2
+    resume: bool = False
+    seed: int = 0
+    workers: int = 0  # DataLoader worker processes
+    augment: bool = True
+    language: str | None = None  # override the preset's encoder (e.g. "hash" without MiniLM)
+    config_overrides: dict = field(default_factory=dict)  # any CliportConfig field
+    log_every: int = 10
+    progress: bool = True
+
+    def problems(self) -> list[str]:
+        """Why this spec cannot run (empty when it can)."""
+        out = []
+        for name in ("steps", "batch_size", "checkpoint_every", "log_every"):
+            if getattr(self, name) < 1:
+                out.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.lr <= 0:
+            out.append(f"lr must be positive, got {self.lr}")
+        return out
+
+
+def actor_losses(model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> dict:
+    """{'pick', 'place', 'loss'}: Transporter's cross-entropies over pixels / (rotation, pixel)."""
+    pick_logits, place_logits = model(batch["image"], batch["lang"], batch["pick"])
+    h, w = place_logits.shape[-2:]  # (B, R, H, W); pick_logits (B, 1, H, W)
+    pick_target = batch["pick"][:, 0] * w + batch["pick"][:, 1]  # (B,) flat pixel index
+    place_target = (batch["rotation"] * h + batch["place"][:, 0]) * w + batch["place"][:, 1]
+    pick = F.cross_entropy(pick_logits.flatten(1), pick_target)
+    place = F.cross_entropy(place_logits.flatten(1), place_target)
+    return {"pick": pick, "place": place, "loss": pick + place}
+
+
+def resolve_config(spec: TrainActorSpec) -> tuple[CliportConfig, Path | None]:
+    """The model config and the checkpoint to resume from: a resumed run keeps the config it
+    was started with; a fresh run refuses an OUT that already has checkpoints."""
+    ckpt = latest_checkpoint(spec.out)
+    if ckpt is not None and not spec.resume:
+        raise ValueError(f"{spec.out} already has training checkpoints (latest: {ckpt.name}); "
+                         "pass --resume to continue that run or choose another --out")
+    if ckpt is not None:
+        return CliportConfig.load(ckpt / "config.json"), ckpt
+    overrides = dict(spec.config_overrides)
+    if spec.language:
+        overrides["language"] = spec.language
+    return preset(spec.preset, **overrides), None
+
+
+def _batches(loader: DataLoader) -> Iterator[dict[str, torch.Tensor]]:
+    while True:  # the sampler draws with replacement; an "epoch" is only a refill
+        yield from loader
+
+
+def _make_loader(dataset: DemoDataset, spec: TrainActorSpec) -> DataLoader:
+    sampler = RandomSampler(dataset, replacement=True,
+                            num_samples=max(len(dataset), spec.batch_size))
+    return DataLoader(dataset, batch_size=spec.batch_size, sampler=sampler, drop_last=True,
+                      num_workers=spec.workers, persistent_workers=spec.workers > 0)
+
+
+def train_actor(spec: TrainActorSpec) -> dict:
+    """Train (or resume) until `spec.steps`, export the model; returns a summary dict."""
+    problems = spec.problems()
+    if problems:
+        raise ValueError("; ".join(problems))
+    Path(spec.out).mkdir(parents=True, exist_ok=True)
+    accelerator = Accelerator()
+    set_seed(spec.seed)
+    config, ckpt = resolve_config(spec)
+    encoder = make_encoder(config.language, config.lang_dim, config.language_path)
+    dataset = DemoDataset(spec.demos, config, encoder, augment=spec.augment)
+    model = CliportModel(config)
+    params = count_parameters(model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, _make_loader(dataset, spec))
+    start = load_training_state(accelerator, ckpt)["step"] if ckpt else 0
+    begin = time.perf_counter()
+    last = _loop(accelerator, model, optimizer, loader, spec, config, start)
+    seconds = time.perf_counter() - begin
+    if accelerator.is_main_process:
+        save_checkpoint(accelerator.unwrap_model(model), config, spec.out)
+    accelerator.wait_for_everyone()
+    done = max(spec.steps - start, 0)
+    return {"out": str(spec.out), "preset": config.preset, "parameters": params["total"],
+            "demo_steps": len(dataset), "start_step": start, "steps": max(spec.steps, start),
+            "seconds": round(seconds, 2),
+            "steps_per_s": round(done / seconds, 3) if done and seconds > 0 else 0.0,
+            "device": str(accelerator.device), "processes": accelerator.num_processes, **last}
+
+
+def _loop(accelerator: Accelerator, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+          loader: DataLoader, spec: TrainActorSpec, config: CliportConfig, step: int) -> dict:
+    """Optimise from `step` to `spec.steps`, checkpointing and logging; returns last losses."""
+    model.train()
+    batches, last, start = _batches(loader), {}, time.perf_counter()
+    log = Path(spec.out) / "train_log.jsonl"
+    bar = tqdm(total=spec.steps, initial=min(step, spec.steps), desc="train actor", unit="step",
+               disable=not (spec.progress and accelerator.is_local_main_process))
+    while step < spec.steps:
+        losses = actor_losses(model, next(batches))
+        accelerator.backward(losses["loss"])
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        step += 1
+        last = {k: round(float(v.detach()), 4) for k, v in losses.items()}
+        bar.update(1)
+        bar.set_postfix(pick=last["pick"], place=last["place"])
+        if step % spec.log_every == 0 and accelerator.is_main_process:
+            record = {"step": step, **last, "seconds": round(time.perf_counter() - start, 2)}
+            with log.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+        if step % spec.checkpoint_every == 0 or step == spec.steps:
+            save_training_state(accelerator, spec.out, step, config,
+                                {"losses": last, "spec": _spec_json(spec)},
+                                keep=spec.keep_checkpoints)
+    bar.close()
+    return {f"final_{k}": v for k, v in last.items()}
+
+
+def _spec_json(spec: TrainActorSpec) -> dict:
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(spec).items()}
