@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from runtime.cli_actor import add_eval_actor_parser, add_train_actor_parser
+from runtime.cli_args import non_negative_int as _non_negative
+from runtime.cli_args import positive_int as _positive
 from runtime.cli_datagen import add_datagen_parser
 from runtime.cli_run import add_run_parser
 from runtime.planners.base import PlannerError
@@ -136,23 +138,6 @@ def _bench_env(args) -> int:
     else:
         print("\n\n".join(format_report(r) for r in results))
     return 0
-
-
-def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
 
 
 def _add_eval(sub) -> None:

@@ -17,22 +17,8 @@ import argparse
 import json
 from pathlib import Path
 
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
+from runtime.cli_args import non_negative_int as _count
+from runtime.cli_args import positive_int as _positive
 
 
 def add_demos_subcommand(datagen_subparsers: argparse._SubParsersAction) -> None:
