@@ -9,6 +9,7 @@ fresh simulator with the recorded settings and compares the outcome.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,7 @@ def _answerer(module: str, name: str, queue: deque, attempt: int):
         if not queue:
             raise ReplayDivergence(f"codeplan {attempt}: extra call {_show(made)}")
         rec = queue.popleft()
+        made = json.loads(json.dumps(made, default=list))  # as the trace stored it (tuples->lists)
         if [rec[k] for k in made] != list(made.values()):
             raise ReplayDivergence(f"codeplan {attempt}: call {_show(made)} but the recording "
                                    f"has {_show(rec)}")

@@ -66,3 +66,18 @@ def test_replay_detects_a_changed_codeplan(recorded, tmp_path):
 def test_resimulate_gives_the_same_outcome(recorded, tmp_path):
     result, end = resimulate(recorded, tmp_path)
     assert result.success == end["success"] and result.counts == end["counts"]
+
+
+def test_tuple_arguments_replay_as_recorded(tmp_path):
+    class TuplePlan(OnePlan):
+        def plan(self, request):
+            from runtime.planners.base import Codeplan
+
+            source = ("from reasoning_actions import ask\nfrom plan_actions import tell_planner\n"
+                      "try:\n    ask(('how many blocks are there?',))\nexcept Exception:\n"
+                      "    pass\ntell_planner('done')\n")
+            return Codeplan(source, "scripted")
+
+    result = run_episode(RunConfig(task="put-block-in-bowl", seed=0, runs_dir=tmp_path,
+                                   report=False), planner=TuplePlan())
+    assert replay_trace(Path(result.run_dir)).calls == 2
