@@ -119,6 +119,11 @@ def _add_bench(sub) -> None:
                      help="preset (none, dkprompt, hard) or 'drop=0.2,knock=0.1'")
     env.add_argument("--json", action="store_true", help="print one JSON object")
     env.set_defaults(handler=_bench_env)
+    sb = bsub.add_parser("sandbox", help="cost of a codeplan run and of one proxied call")
+    sb.add_argument("--runs", type=_positive, default=200)
+    sb.add_argument("--calls", type=_positive, default=2000)
+    sb.add_argument("--json", action="store_true", help="print one JSON object")
+    sb.set_defaults(handler=_bench_sandbox)
     bench.set_defaults(handler=lambda a: bench.print_help() or 2)
 
 
@@ -137,6 +142,22 @@ def _bench_env(args) -> int:
         print(json.dumps(results[0] if len(results) == 1 else {"tasks": results}, indent=2))
     else:
         print("\n\n".join(format_report(r) for r in results))
+    return 0
+
+
+def _bench_sandbox(args) -> int:
+    from runtime.bench_sandbox import bench_sandbox
+
+    r = bench_sandbox(args.runs, args.calls)
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return 0
+    for key, label in (("trivial_run_ms", "trivial codeplan"),
+                       ("typical_run_ms", "typical codeplan (5 calls)")):
+        s = r[key]
+        print(f"{label:<28} median {s['median']:.3f} ms  95% CI {s['median_ci95'][0]:.3f}-"
+              f"{s['median_ci95'][1]:.3f}  p90 {s['p90']:.3f}  ({s['n']} runs)")
+    print(f"{'one proxied call':<28} {r['per_call_us']:.1f} us  (loops of {r['calls']} calls)")
     return 0
 
 

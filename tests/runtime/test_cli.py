@@ -101,3 +101,11 @@ def test_run_text_summary_and_failure_still_exit_0(tmp_path):
 def test_run_that_cannot_happen_exits_2(tmp_path, args, message):
     out = codeplan(*args, "--runs-dir", str(tmp_path))
     assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_bench_sandbox_json_reports_run_and_call_costs():
+    out = codeplan("bench", "sandbox", "--runs", "5", "--calls", "50", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert 0 < data["trivial_run_ms"]["median"] <= data["typical_run_ms"]["median"]
+    assert data["per_call_us"] > 0 and data["runs"] == 5
