@@ -30,8 +30,8 @@ def test_tasks_show_json_has_instruction_objects_and_relations(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["instruction"] == "stack all the blocks in a 3-2-1 pyramid on the stand"
-    assert len(data["objects"]) == 7 and {"stand"} < {o["name"] for o in data["objects"]} | {
-        "stand", "x"}
+    names = {o["name"] for o in data["objects"]}
+    assert len(names) == 7 and "stand" in names
     assert ["stand", "on", "table"] in data["relations"]
     assert image.read_bytes()[:4] == b"\x89PNG"
 
