@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 from ravens_env.agents.oracle import OracleActor, run_oracle_episode
@@ -138,4 +137,4 @@ def test_same_seed_same_situations():
         with TabletopEnv(situations="hard") as env:
             runs.append(run_oracle_episode(env, "put-blocks-in-mismatched-bowls", 11))
     assert runs[0] == runs[1]
-    assert np.all([isinstance(k, str) for k in runs[0]["situations"]])
+    assert runs[0]["situations"]  # something fired, so the comparison covers the rolls
