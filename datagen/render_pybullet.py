@@ -27,7 +27,7 @@ from PIL import Image
 
 from datagen.scenes import SampledState
 from ravens_env.bullet import pb
-from ravens_env.cameras import FrontCameraConfig, render_front
+from ravens_env.cameras import FrontCameraConfig, image_footprint, render_front
 from ravens_env.colors import rgba
 from ravens_env.robot import UnreachableError
 from ravens_env.scene_graph import Scene, SceneObject
@@ -101,16 +101,8 @@ def scene_for_camera(client: int, scene: Scene, camera: FrontCameraConfig,
 
 def _project(client: int, obj: SceneObject, camera: FrontCameraConfig,
              segmentation: np.ndarray) -> SceneObject:
-    lo, hi = pb.getAABB(obj.body_id, physicsClientId=client)
-    pos, _ = pb.getBasePositionAndOrientation(obj.body_id, physicsClientId=client)  # unrounded
-    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                        for z in (lo[2], hi[2])])  # (8, 3) metres
-    uvd = camera.project(np.vstack([corners, pos]))  # (9, 3): u px, v px, depth m
-    size = (camera.width - 1, camera.height - 1)
-    u0, v0 = np.clip(uvd[:8, :2].min(0), 0, size)
-    u1, v1 = np.clip(uvd[:8, :2].max(0), 0, size)
-    return replace(obj, pixel_box=(int(u0), int(v0), math.ceil(u1), math.ceil(v1)),
-                   pixel_coords=tuple(round(float(v), 3) for v in uvd[8]),
+    box, coords = image_footprint(client, obj.body_id, camera)
+    return replace(obj, pixel_box=box, pixel_coords=coords,
                    visible_pixels=int((segmentation == obj.body_id).sum()))
 
 

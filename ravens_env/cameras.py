@@ -72,6 +72,22 @@ class Heightmap:
     height: np.ndarray  # (320, 160) float32 metres above the table
 
 
+def image_footprint(client: int, body: int, config: FrontCameraConfig
+                    ) -> tuple[tuple[int, int, int, int], tuple[float, float, float]]:
+    """(pixel box (u0, v0, u1, v1) px of the body's world AABB, clipped to the image;
+    CLEVR pixel_coords (u px, v px, depth m) of its origin) as `config` sees them."""
+    pos, _ = pb.getBasePositionAndOrientation(body, physicsClientId=client)
+    lo, hi = pb.getAABB(body, physicsClientId=client)
+    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                        for z in (lo[2], hi[2])])  # (8, 3) metres
+    uvd = config.project(np.vstack([corners, pos]))  # (9, 3): u px, v px, depth m
+    size = (config.width - 1, config.height - 1)
+    u0, v0 = np.clip(uvd[:8, :2].min(0), 0, size)
+    u1, v1 = np.clip(uvd[:8, :2].max(0), 0, size)
+    box = (int(u0), int(v0), int(np.ceil(u1)), int(np.ceil(v1)))
+    return box, tuple(round(float(v), 3) for v in uvd[8])
+
+
 def render_front(client: int, config: FrontCameraConfig) -> FrontImage:
     """Render the front camera (no shadows: 5-10x cheaper, and shadows confuse colors)."""
     flat_view = config.view_matrix().T.reshape(-1).tolist()

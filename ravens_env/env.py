@@ -12,14 +12,19 @@ the same task, seed and settings give the same trajectory on any machine under a
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ravens_env import assets
 from ravens_env.bullet import pb
-from ravens_env.cameras import FrontCameraConfig, FrontImage, render_front, render_heightmap
+from ravens_env.cameras import (
+    FrontCameraConfig,
+    FrontImage,
+    image_footprint,
+    render_front,
+    render_heightmap,
+)
 from ravens_env.colors import rgba
 from ravens_env.geometry import BOUNDS, cube_tilt, in_workspace, quat_to_yaw, tilt, yaw_to_quat
 from ravens_env.robot import SuctionArm
@@ -256,20 +261,13 @@ class TabletopEnv:
 
     def _scene_object(self, obj: SimObject, seg: np.ndarray | None) -> SceneObject:
         pos, orn = pb.getBasePositionAndOrientation(obj.body, physicsClientId=self.client)
-        lo, hi = pb.getAABB(obj.body, physicsClientId=self.client)
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                            for z in (lo[2], hi[2])])
-        uvd = self.front_camera.project(np.vstack([corners, pos]))
-        w, h = self.front_camera.width, self.front_camera.height
-        u0, v0 = np.clip(uvd[:8, :2].min(0), 0, (w - 1, h - 1))
-        u1, v1 = np.clip(uvd[:8, :2].max(0), 0, (w - 1, h - 1))
+        box, coords = image_footprint(self.client, obj.body, self.front_camera)
         s = obj.spec
         return SceneObject(
             name=s.name, type=s.type, color=s.color, shade=s.shade,
             position=tuple(round(float(v), 5) for v in pos), yaw=round(quat_to_yaw(orn), 5),
             tilt=round(cube_tilt(orn) if s.type == "block" else tilt(orn), 5), body_id=obj.body,
-            pixel_box=(int(u0), int(v0), math.ceil(u1), math.ceil(v1)),
-            pixel_coords=tuple(round(float(v), 3) for v in uvd[8]),
+            pixel_box=box, pixel_coords=coords,
             visible_pixels=int((seg == obj.body).sum()) if seg is not None else 0,
         )
 
