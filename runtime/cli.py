@@ -17,6 +17,11 @@ from runtime.cli_args import non_negative_int as _non_negative
 from runtime.cli_args import positive_int as _positive
 from runtime.cli_datagen import add_datagen_parser
 from runtime.cli_run import add_run_parser
+from runtime.cli_vqa import (
+    add_bench_vqa_parser,
+    add_eval_vqa_parser,
+    add_train_perception_parser,
+)
 from runtime.planners.base import PlannerError
 from runtime.run_config import RunError
 from runtime.sandbox_cli import add_parser as add_sandbox_parser
@@ -124,6 +129,7 @@ def _add_bench(sub) -> None:
     sb.add_argument("--calls", type=_positive, default=2000)
     sb.add_argument("--json", action="store_true", help="print one JSON object")
     sb.set_defaults(handler=_bench_sandbox)
+    add_bench_vqa_parser(bsub)
     bench.set_defaults(handler=lambda a: bench.print_help() or 2)
 
 
@@ -178,13 +184,15 @@ def _add_eval(sub) -> None:
     cl.add_argument("--json", action="store_true", help="print one JSON object")
     cl.set_defaults(handler=_eval_closed_loop)
     add_eval_actor_parser(esub)
+    add_eval_vqa_parser(esub)
     ev.set_defaults(handler=lambda a: ev.print_help() or 2)
 
 
 def _add_train(sub) -> None:
-    train = sub.add_parser("train", help="train models (the CLIPort actor)")
+    train = sub.add_parser("train", help="train models (the CLIPort actor, the VQA models)")
     tsub = train.add_subparsers(title="train commands", metavar="MODEL")
     add_train_actor_parser(tsub)
+    add_train_perception_parser(tsub)
     train.set_defaults(handler=lambda a: train.print_help() or 2)
 
 

@@ -6,6 +6,7 @@ would have worked.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from vrs.reasoner import Reasoner
 
 ACTORS = ("oracle",)
-REASONERS = ("oracle",)
+REASONERS = ("default", "ns", "ofa", "oracle", "<checkpoint dir>", "http://HOST:PORT")
 
 
 def make_actor(name: str, env: TabletopEnv) -> Actor:
@@ -27,10 +28,33 @@ def make_actor(name: str, env: TabletopEnv) -> Actor:
 
 
 def make_reasoner(name: str, env: TabletopEnv) -> Reasoner:
-    """'oracle': answers from the simulator's scene graph (labelled as an oracle in every
-    output; the learned visual reasoning service replaces it as the default when it lands)."""
+    """A reasoner by name:
+
+    - 'default' (the shipped learned reasoner, see `vrs.loading.DEFAULT`), 'ns', 'ofa', or a
+      checkpoint directory: answers from the front camera image, in-process;
+    - 'http://HOST:PORT': a running `codeplan serve vrs`, through the HTTP client;
+    - 'oracle': answers from the simulator's scene graph (labelled as an oracle in every
+      output: an upper bound, not a system under test).
+    """
     if name == "oracle":
         from vrs.oracle import OracleReasoner
 
         return OracleReasoner(lambda: env.scene(visibility=False))
-    raise ValueError(f"unknown reasoner {name!r}; reasoners: {', '.join(REASONERS)}")
+    if name.startswith(("http://", "https://")):
+        from vrs.client import HttpReasoner
+
+        return HttpReasoner(name)
+    return _load(name)
+
+
+@functools.lru_cache(maxsize=4)
+def _load(name: str) -> Reasoner:
+    """Learned reasoners are loaded once per process (an eval runs many episodes); they keep
+    no per-episode state beyond a cache keyed by image content."""
+    from vrs.loading import CheckpointError, load_reasoner
+
+    try:
+        return load_reasoner(name)
+    except CheckpointError as e:
+        raise ValueError(f"unknown reasoner {name!r} ({e}); reasoners: "
+                         f"{', '.join(REASONERS)}") from e

@@ -1,4 +1,4 @@
-"""Resumable training state for the actor: `OUT/checkpoints/step_XXXXXXX/` directories.
+"""Resumable training state (the actor, the detector): `OUT/checkpoints/step_XXXXXXX/` directories.
 
 Each holds what `accelerate` saves (model weights as safetensors, optimizer, RNG states per
 process), the model's `config.json` and `trainer_state.json` with the step counter. A directory
@@ -13,10 +13,15 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Protocol
 
 from accelerate import Accelerator
 
-from ravens_env.models.config import CliportConfig
+
+class SavableConfig(Protocol):
+    """A model config that writes itself as JSON (CliportConfig, NsConfig)."""
+
+    def save(self, path: Path) -> None: ...
 
 STATE_FILE = "trainer_state.json"
 _STEP_DIR = re.compile(r"^step_(\d{7,})$")
@@ -38,7 +43,7 @@ def latest_checkpoint(out: str | Path) -> Path | None:
 
 
 def save_training_state(accelerator: Accelerator, out: str | Path, step: int,
-                        config: CliportConfig, extra: dict, keep: int = 2) -> Path:
+                        config: SavableConfig, extra: dict, keep: int = 2) -> Path:
     """Save everything needed to resume at `step` (all processes must call it)."""
     root = checkpoints_dir(out)
     final = root / f"step_{step:07d}"

@@ -1,0 +1,116 @@
+"""CLI of the visual reasoning models' jobs: `codeplan train perception`, `codeplan eval vqa`,
+`codeplan bench vqa`. Kept out of cli.py so that each job's options sit beside its handler."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from runtime.cli_args import positive_int
+
+
+def _paths(value: str) -> list[Path]:
+    return [Path(p) for p in value.split(",") if p.strip()]
+
+
+def add_train_perception_parser(tsub) -> None:
+    """`codeplan train perception`: the neuro-symbolic reasoner's object detector."""
+    p = tsub.add_parser("perception", help="train the neuro-symbolic reasoner's detector")
+    p.add_argument("--data", type=_paths, required=True,
+                   help="datagen output dir(s), comma-separated (scenes + images are used)")
+    p.add_argument("--val", type=_paths, default=[], help="held-out datagen output dir(s)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--steps", type=positive_int, default=6000)
+    p.add_argument("--batch-size", type=positive_int, default=16)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=positive_int, default=200)
+    p.add_argument("--checkpoint-every", type=positive_int, default=500)
+    p.add_argument("--eval-every", type=positive_int, default=500)
+    p.add_argument("--limit", type=positive_int, default=None, help="images per split")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(handler=_train_perception)
+
+
+def _train_perception(args) -> int:
+    from training.perception import TrainPerceptionSpec, train_perception
+
+    spec = TrainPerceptionSpec(
+        data=args.data, val=args.val, out=args.out, steps=args.steps, batch_size=args.batch_size,
+        lr=args.lr, warmup=args.warmup, checkpoint_every=args.checkpoint_every,
+        eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
+        progress=not args.no_progress)
+    print(json.dumps(train_perception(spec), indent=2))
+    return 0
+
+
+def add_eval_vqa_parser(esub) -> None:
+    """`codeplan eval vqa`: Table 1 (accuracy per split) for one or more reasoners."""
+    p = esub.add_parser("vqa", help="VQA accuracy per split and answer type (Table 1)")
+    p.add_argument("--model", default="default",
+                   help="checkpoint dir(s) or shipped names (default, ns, ofa), comma-separated")
+    p.add_argument("--data", type=Path, default=Path("data/vqa-val"),
+                   help="a `codeplan datagen vqa` output (held-out seeds)")
+    p.add_argument("--splits", default=None, help="comma-separated (default: all in the data)")
+    p.add_argument("--out", type=Path, default=Path("results/vqa"))
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object ({'accuracy': {split: ...}} for one model)")
+    p.set_defaults(handler=_eval_vqa)
+
+
+def _eval_vqa(args) -> int:
+    from runtime.eval_vqa import evaluate, format_markdown, load_vqa_data, write_outputs
+    from vrs.loading import load_reasoner
+
+    splits = [s.strip() for s in args.splits.split(",")] if args.splits else None
+    data = load_vqa_data(args.data, splits)
+    reasoners = [load_reasoner(m.strip()) for m in args.model.split(",") if m.strip()]
+    results = [evaluate(r, data, progress=not args.json) for r in reasoners]
+    command = "codeplan " + shlex.join(sys.argv[1:])
+    write_outputs(results, args.out, command)
+    light = [{k: v for k, v in r.items() if k != "records"} | {"data": str(args.data)}
+             for r in results]
+    if args.json:
+        print(json.dumps(light[0] if len(light) == 1 else {"results": light}, indent=2))
+    else:
+        print(format_markdown(results))
+        print(f"written to {args.out}/ (results.json, table.md, table.csv, answers.jsonl)")
+    return 0
+
+
+def add_bench_vqa_parser(bsub) -> None:
+    """`codeplan bench vqa`: per-question latency at batch 1 and batched throughput."""
+    p = bsub.add_parser("vqa", help="reasoner latency (p50/p90 per question) and throughput")
+    p.add_argument("--model", default="default", help="checkpoint dir or shipped name")
+    p.add_argument("--data", type=Path, default=Path("data/vqa-val"))
+    p.add_argument("--questions", type=positive_int, default=200)
+    p.add_argument("--batch-images", type=positive_int, default=16)
+    p.add_argument("--threads", type=positive_int, default=None, help="torch threads")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_bench_vqa)
+
+
+def _bench_vqa(args) -> int:
+    import torch
+
+    from runtime.bench_vqa import bench_vqa
+    from runtime.eval_vqa import load_vqa_data
+    from vrs.loading import load_reasoner
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    r = bench_vqa(load_reasoner(args.model), load_vqa_data(args.data), args.questions,
+                  args.batch_images)
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return 0
+    for key, label in (("latency_ms", "new image, 1 question"),
+                       ("same_image_latency_ms", "same image, next question")):
+        s = r[key]
+        print(f"{label:<28} p50 {s['p50']:.2f} ms  p90 {s['p90']:.2f} ms  ({s['n']} calls)")
+    print(f"{'batched throughput':<28} {r['throughput_qps']:.0f} questions/s "
+          f"({r['images_per_batch']} images per call)")
+    return 0

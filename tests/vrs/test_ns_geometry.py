@@ -1,0 +1,117 @@
+"""The neuro-symbolic reasoner's geometry: camera, targets, decoding, scene building."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from ravens_env.cameras import FrontCameraConfig
+from vrs.ns.camera import PinholeCamera
+from vrs.ns.config import NsConfig
+from vrs.ns.decode import Detection, decode_maps, scene_from_detections
+
+CONFIG = NsConfig()
+
+
+def _points(n: int = 50) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return np.column_stack([rng.uniform(0.25, 0.75, n), rng.uniform(-0.5, 0.5, n),
+                            rng.uniform(0.0, 0.2, n)])
+
+
+def test_pinhole_projection_matches_the_simulators_front_camera():
+    pts = _points()
+    ours = PinholeCamera().project(pts)
+    sim = FrontCameraConfig().project(pts)
+    assert np.abs(ours - sim).max() < 1e-4
+
+
+@pytest.mark.parametrize("eye", [(1.10, 0.0, 0.70), (1.0, 0.2, 0.9)])
+def test_unprojection_inverts_projection_at_the_known_height(eye):
+    cam = PinholeCamera(eye=eye)
+    pts = _points()
+    uv = cam.project(pts)[:, :2]
+    back = cam.unproject_to_height(uv, pts[:, 2])
+    assert np.abs(back - pts).max() < 1e-9
+
+
+def _obj(name: str, kind: str, color: str, xyz, visible: int = 200) -> dict:
+    u, v, d = PinholeCamera().project(np.array([xyz]))[0]
+    return {"name": name, "type": kind, "color": color, "3d_coords": list(xyz),
+            "pixel_coords": [u, v, d], "visible_pixels": visible}
+
+
+def _maps_from_targets(targets) -> torch.Tensor:
+    """The maps a perfect detector would output for these targets (logits)."""
+    lay = CONFIG.head_layout()
+    t, c = len(CONFIG.types), len(CONFIG.colors)
+    rows, cols = CONFIG.grid
+    maps = torch.zeros(1, CONFIG.out_channels, rows, cols)
+    maps[0, lay["heat"]] = torch.logit(torch.from_numpy(targets.heat).clamp(1e-4, 1 - 1e-4))
+    off = maps[0, lay["offset"]].view(t, 2, rows, cols)
+    z = maps[0, lay["z"]]
+    color = maps[0, lay["color"]].view(t, c, rows, cols)
+    for (ti, r, col), o, zz, k in zip(targets.cells, targets.offset, targets.z, targets.color,
+                                      strict=True):
+        off[ti, :, r, col] = torch.from_numpy(o)
+        z[ti, r, col] = float(zz) * CONFIG.z_scale
+        color[ti, k, r, col] = 10.0
+    return maps
+
+
+def test_targets_decode_back_to_the_objects_and_their_relations():
+    from vrs.ns.targets import make_targets
+
+    scene = {"objects": [_obj("red bowl", "bowl", "red", (0.5, 0.1, 0.0)),
+                         _obj("red block", "block", "red", (0.5, 0.1, 0.026)),
+                         _obj("blue block", "block", "blue", (0.4, -0.2, 0.02)),
+                         _obj("green block", "block", "green", (0.4, -0.2, 0.06))]}
+    targets = make_targets(scene, (320, 240), CONFIG)
+    dets = decode_maps(_maps_from_targets(targets), CONFIG)[0]
+    assert sorted(d.name for d in dets) == ["blue block", "green block", "red block", "red bowl"]
+    built = scene_from_detections(dets, CONFIG)
+    for o in scene["objects"]:
+        assert np.allclose(built.get(o["name"]).position, o["3d_coords"], atol=1e-3)
+    assert built.holds("red block", "in", "red bowl")
+    assert built.holds("green block", "on", "blue block")
+    assert built.holds("blue block", "left", "red block")
+
+
+def test_flipped_targets_mirror_the_centres():
+    from vrs.ns.targets import make_targets
+
+    scene = {"objects": [_obj("red block", "block", "red", (0.5, 0.3, 0.02))]}
+    plain = make_targets(scene, (320, 240), CONFIG)
+    flipped = make_targets(scene, (320, 240), CONFIG, flip=True)
+    u = (plain.cells[0, 2] + plain.offset[0, 0]) * CONFIG.stride
+    u_flip = (flipped.cells[0, 2] + flipped.offset[0, 0]) * CONFIG.stride
+    assert u + u_flip == pytest.approx(CONFIG.width, abs=1e-3)
+
+
+def test_barely_visible_objects_are_ignored_not_negatives():
+    from vrs.ns.targets import make_targets
+
+    scene = {"objects": [_obj("red block", "block", "red", (0.5, 0.1, 0.02), visible=5),
+                         _obj("blue block", "block", "blue", (0.4, -0.2, 0.02), visible=0)]}
+    t = make_targets(scene, (320, 240), CONFIG)
+    assert len(t.cells) == 0 and t.heat.max() == 0
+    assert t.ignore.sum() == 9  # the 3x3 window around the sliver only
+
+
+def test_duplicate_names_keep_the_most_confident_detection():
+    a = Detection("block", "red", 100, 100, 0.02, 0.9, 0.9)
+    b = Detection("block", "red", 200, 100, 0.02, 0.5, 0.9)
+    scene = scene_from_detections([b, a], CONFIG)
+    assert scene.names() == ["red block"]
+    assert scene.objects[0].pixel_coords[0] == 100
+
+
+def test_config_round_trips_through_json():
+    data = json.loads(json.dumps(CONFIG.to_json()))
+    assert data["kind"] == "ns-vqa"
+    assert NsConfig.from_json(data) == CONFIG
+    with pytest.raises(ValueError, match="unknown ns-vqa config keys"):
+        NsConfig.from_json({**data, "bogus": 1})

@@ -1,0 +1,103 @@
+"""The neuro-symbolic reasoner end to end: training overfits, checkpoints round-trip, the
+loader dispatches by kind, bad input gets clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from vrs.loading import CheckpointError, load_reasoner
+from vrs.ns.checkpoint import load_detector, save_detector
+from vrs.ns.config import NsConfig
+from vrs.ns.model import DetectorNet
+from vrs.ns.reasoner import NsReasoner
+
+
+@pytest.fixture(scope="module")
+def overfit(tiny_vqa, tmp_path_factory) -> Path:
+    """A detector trained on the first 2 images of each tiny split until it has memorised them."""
+    from training.perception import TrainPerceptionSpec, train_perception
+
+    out = tmp_path_factory.mktemp("ns-overfit")
+    torch.manual_seed(0)
+    train_perception(TrainPerceptionSpec(data=[tiny_vqa], out=out, steps=150, batch_size=4,
+                                         lr=3e-3, warmup=10, checkpoint_every=1000,
+                                         eval_every=1000, limit=2, augment=False,
+                                         progress=False))
+    return out
+
+
+def _first_image(root: Path, split: str = "block_bowl") -> tuple[np.ndarray, list[dict]]:
+    questions = json.loads((root / split / "questions.json").read_text())["questions"]
+    first = [q for q in questions if q["image_index"] == 0]
+    img = np.asarray(Image.open(root / split / "images" / first[0]["image_filename"]))
+    return img[..., :3], first
+
+
+@pytest.mark.slow
+def test_the_detector_overfits_a_handful_of_scenes_and_answers_their_questions(overfit, tiny_vqa):
+    from training.perception_data import SceneImages
+    from training.perception_eval import detection_metrics
+
+    model = load_detector(overfit)
+    figures = detection_metrics(model, SceneImages([tiny_vqa], model.config, limit=2))
+    assert figures["recall"] >= 0.95 and figures["precision"] >= 0.95, figures
+    reasoner = load_reasoner(overfit)
+    img, rows = _first_image(tiny_vqa)
+    answers = reasoner.ask(img, [r["question"] for r in rows])
+    right = sum(a.text == r["answer"] for a, r in zip(answers, rows, strict=True))
+    assert right >= len(rows) - 1, [(r["question"], r["answer"], a.text)
+                                    for a, r in zip(answers, rows, strict=True)]
+
+
+def test_a_checkpoint_round_trips_bit_for_bit(tmp_path):
+    torch.manual_seed(1)
+    model = DetectorNet(NsConfig()).eval()
+    save_detector(model, tmp_path, extra={"note": "test"})
+    again = load_detector(tmp_path)
+    x = torch.rand(2, 3, 240, 320) * 255
+    with torch.no_grad():
+        assert torch.equal(model(x), again(x))
+    assert json.loads((tmp_path / "config.json").read_text())["training"] == {"note": "test"}
+
+
+def test_the_loader_dispatches_by_kind_and_names_bad_checkpoints(tmp_path):
+    save_detector(DetectorNet(NsConfig()), tmp_path / "ns")
+    assert isinstance(load_reasoner(tmp_path / "ns"), NsReasoner)
+    with pytest.raises(CheckpointError, match="no checkpoint directory"):
+        load_reasoner(tmp_path / "missing")
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "config.json").write_text('{"kind": "resnet"}')
+    with pytest.raises(CheckpointError, match="kind 'resnet'"):
+        load_reasoner(tmp_path / "odd")
+
+
+def test_bad_questions_and_images_get_clear_answers_or_errors():
+    reasoner = NsReasoner(DetectorNet(NsConfig()))
+    img = np.zeros((240, 320, 3), np.uint8)
+    answers = reasoner.ask(img, ["what is the meaning of life?", "is the red block in the "
+                                 "blue bowl?"])
+    assert answers[0].score == 0 and answers[0].text.startswith("unsupported question")
+    assert answers[1].score == 0 and answers[1].text.startswith("unknown object")
+    with pytest.raises(ValueError, match=r"\(H, W, 3\) uint8"):
+        reasoner.ask(np.zeros((240, 320), np.uint8), ["how many blocks are there?"])
+    with pytest.raises(TypeError, match="list of questions"):
+        reasoner.ask(img, "how many blocks are there?")
+
+
+def test_images_of_another_size_are_resized_and_parses_are_cached():
+    torch.manual_seed(2)
+    reasoner = NsReasoner(DetectorNet(NsConfig()))
+    rng = np.random.default_rng(0)
+    big = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    calls = []
+    original = reasoner.detect
+    reasoner.detect = lambda imgs: calls.append(len(imgs)) or original(imgs)
+    reasoner.ask(big, ["how many blocks are there?"])
+    reasoner.ask(big, ["how many bowls are there?"])
+    assert calls == [1]  # the second question reused the parse of the same image

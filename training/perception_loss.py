@@ -1,0 +1,45 @@
+"""The detector's losses: CenterNet's focal loss on heatmaps, L1 and cross-entropy at centres.
+
+Why a focal loss: a 60x80 grid has ~4,800 cells per type and a handful of objects; the
+penalty-reduced focal loss (Law & Deng's CornerNet, used by CenterNet) keeps the easy
+background from drowning the peaks, and (1 - target)^4 spares the cells next to a peak.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from vrs.ns.config import NsConfig
+
+
+def focal_loss(logits: torch.Tensor, target: torch.Tensor, ignore: torch.Tensor) -> torch.Tensor:
+    """(B, T, R, C) logits and Gaussian targets; `ignore` (B, R, C) cells add nothing."""
+    pos = target.eq(1).float()
+    keep = (~ignore).unsqueeze(1).float()
+    p = torch.sigmoid(logits)
+    log_p, log_not_p = F.logsigmoid(logits), F.logsigmoid(-logits)
+    pos_term = -log_p * (1 - p) ** 2 * pos
+    neg_term = -log_not_p * p**2 * (1 - target) ** 4 * (1 - pos) * keep
+    return (pos_term.sum() + neg_term.sum()) / pos.sum().clamp(min=1)
+
+
+def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
+    """{'heat', 'offset', 'z', 'color', 'loss'} for a batch from `perception_data.collate`."""
+    lay = config.head_layout()
+    b, _, rows, cols = maps.shape
+    t, c = len(config.types), len(config.colors)
+    heat = focal_loss(maps[:, lay["heat"]], batch["heat"], batch["ignore"])
+    bi, ti, r, col = batch["cells"].unbind(1)
+    if len(bi) == 0:
+        zero = maps.sum() * 0
+        return {"heat": heat, "offset": zero, "z": zero, "color": zero, "loss": heat}
+    offset = maps[:, lay["offset"]].view(b, t, 2, rows, cols)[bi, ti, :, r, col]  # (N, 2)
+    z = maps[:, lay["z"]][bi, ti, r, col]  # (N,)
+    color = maps[:, lay["color"]].view(b, t, c, rows, cols)[bi, ti, :, r, col]  # (N, C)
+    losses = {"heat": heat,
+              "offset": F.l1_loss(offset, batch["offset"]),
+              "z": F.l1_loss(z, batch["z"] * config.z_scale),
+              "color": F.cross_entropy(color, batch["color"])}
+    losses["loss"] = sum(losses.values())
+    return losses

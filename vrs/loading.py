@@ -1,0 +1,70 @@
+"""Load a reasoner from a checkpoint directory or a name: one entry point for every caller.
+
+Why one place: `codeplan run`, `codeplan ask`, `codeplan serve vrs`, `codeplan eval vqa` and
+`codeplan bench vqa` all turn a user's `--model`/`--reasoner` value into a `Reasoner`. A
+checkpoint directory holds `config.json` whose `"kind"` says which model family wrote it:
+
+    "ofa-vqa"   the OFA-style encoder-decoder (`vrs.ofa`)
+    "ns-vqa"    the neuro-symbolic reasoner: object detector + question programs (`vrs.ns`)
+
+Each family registers a loader `(directory, device) -> Reasoner` in `LOADERS`; the import is
+lazy so that loading one family never imports the other's dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vrs.reasoner import Reasoner
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINTS = ROOT / "checkpoints"
+# Shipped checkpoints by short name (`--reasoner ns`); "default" is what `codeplan run` uses.
+SHIPPED = {"ns": CHECKPOINTS / "vrs-ns-tiny", "ofa": CHECKPOINTS / "vrs-ofa-tiny"}
+DEFAULT = "ns"
+# kind -> "module:function" taking (directory: Path, device: str) and returning a Reasoner.
+LOADERS = {"ofa-vqa": "vrs.ofa.reasoner:load_ofa_reasoner",
+           "ns-vqa": "vrs.ns.reasoner:load_ns_reasoner"}
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, unreadable or of an unknown kind; the message names it."""
+
+
+def resolve_checkpoint(spec: str | Path) -> Path:
+    """A directory from a shipped name ('ns', 'ofa', 'default') or a path; raises
+    CheckpointError naming the path and what is missing."""
+    name = str(spec)
+    if name == "default":
+        name = DEFAULT
+    path = SHIPPED.get(name, Path(name))
+    if not path.is_dir():
+        known = ", ".join(["default", *SHIPPED])
+        raise CheckpointError(f"no checkpoint directory at {path} (shipped names: {known})")
+    if not (path / "config.json").is_file():
+        raise CheckpointError(f"{path} has no config.json; is it a checkpoint directory?")
+    return path
+
+
+def checkpoint_kind(path: Path) -> str:
+    """The `kind` field of a checkpoint's config.json."""
+    try:
+        config = json.loads((path / "config.json").read_text())
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f"{path / 'config.json'} is not valid JSON: {e}") from e
+    kind = config.get("kind")
+    if kind not in LOADERS:
+        raise CheckpointError(f"{path / 'config.json'} has kind {kind!r}; "
+                              f"known kinds: {', '.join(LOADERS)}")
+    return kind
+
+
+def load_reasoner(spec: str | Path = "default", device: str = "cpu") -> Reasoner:
+    """The Reasoner stored in a checkpoint directory (or a shipped name)."""
+    path = resolve_checkpoint(spec)
+    module, function = LOADERS[checkpoint_kind(path)].split(":")
+    return getattr(importlib.import_module(module), function)(path, device)

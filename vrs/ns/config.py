@@ -1,0 +1,74 @@
+"""Configuration of the neuro-symbolic reasoner's object detector (kept apart from the model).
+
+The detector is CenterNet-like: one heatmap per object type at 1/`stride` resolution, and per
+type the sub-cell offset of the object's projected centre, its height and its color. Sizes are
+chosen for this project's images: a 4 cm block is ~15 px wide at 320x240, a block stacked on
+another is ~9 px higher, so a 4 px cell keeps their centres in different cells.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ravens_env.colors import ALL_COLORS
+from vrs.ns.camera import PinholeCamera
+
+KIND = "ns-vqa"
+TYPES: tuple[str, ...] = ("block", "bowl", "stand")
+
+
+@dataclass(frozen=True)
+class NsConfig:
+    """Everything needed to rebuild the detector and decode its output."""
+
+    width: int = 320  # input image size, px; other sizes are resized to it
+    height: int = 240
+    stride: int = 4  # output cell size, px
+    channels: tuple[int, ...] = (32, 48, 64)  # encoder widths at strides 4, 8, 16
+    head_channels: int = 32
+    types: tuple[str, ...] = TYPES
+    colors: tuple[str, ...] = ALL_COLORS
+    sigma_cells: tuple[float, ...] = (1.0, 1.5, 1.5)  # heatmap spread per type, in cells
+    threshold: float = 0.3  # detection score to keep a peak
+    z_scale: float = 10.0  # the z head predicts height (m) times this
+    camera: PinholeCamera = field(default_factory=PinholeCamera)
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """(rows, cols) of the output maps."""
+        return self.height // self.stride, self.width // self.stride
+
+    def head_layout(self) -> dict[str, slice]:
+        """Channel slices of the output: heat (T), offset (2T), z (T), color (C*T)."""
+        t, c = len(self.types), len(self.colors)
+        return {"heat": slice(0, t), "offset": slice(t, 3 * t), "z": slice(3 * t, 4 * t),
+                "color": slice(4 * t, 4 * t + c * t)}
+
+    @property
+    def out_channels(self) -> int:
+        return 4 * len(self.types) + len(self.colors) * len(self.types)
+
+    def to_json(self) -> dict:
+        """config.json content (with the checkpoint `kind`)."""
+        data = asdict(self)
+        data["camera"] = self.camera.to_json()
+        return {"kind": KIND, **data}
+
+    def save(self, path: Path) -> None:
+        """Write `to_json()` to a file (training checkpoints keep the config beside the state)."""
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n")
+
+    @classmethod
+    def from_json(cls, data: dict) -> NsConfig:
+        """Inverse of `to_json`; unknown keys are an error naming them."""
+        data = {k: v for k, v in data.items() if k != "kind"}
+        known = set(cls.__dataclass_fields__)
+        extra = set(data) - known
+        if extra:
+            raise ValueError(f"unknown ns-vqa config keys: {sorted(extra)}")
+        data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        if "camera" in data:
+            data["camera"] = PinholeCamera.from_json(data["camera"])
+        return cls(**data)

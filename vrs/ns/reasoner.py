@@ -1,0 +1,100 @@
+"""`NsReasoner`: the Reasoner protocol on top of the detector and the question executor.
+
+One forward pass parses an image into a Scene; every question about that image is then a
+program run on the scene (microseconds). The last parse is cached by image content, because
+the controller asks several questions about one frame in separate calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ravens_env.scene_graph import Scene
+from vrs.ns.checkpoint import load_detector
+from vrs.ns.decode import Detection, decode_maps, scene_from_detections
+from vrs.ns.model import DetectorNet
+from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, parse_question
+from vrs.reasoner import Answer
+
+
+class NsReasoner:
+    """Detect, build the scene, execute the question. `score` of an answer is the lowest
+    detection confidence among the objects the scene holds (1.0 for an empty scene)."""
+
+    name = "ns-vqa"
+
+    def __init__(self, model: DetectorNet) -> None:
+        self.model = model.eval()
+        self.config = model.config
+        self._cache: tuple[str, Scene, float] | None = None
+
+    def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
+        """One Answer per question, in order (see the module docstring)."""
+        return self.ask_many([(image, questions)])[0]
+
+    def ask_many(self, items: list[tuple[np.ndarray, list[str]]]) -> list[list[Answer]]:
+        """Answers for several images in one batched forward pass."""
+        for _, questions in items:
+            if isinstance(questions, str):
+                raise TypeError("ask() takes a list of questions, got a single string")
+        parsed = self.parse_many([image for image, _ in items])
+        return [[_answer(q, scene, conf) for q in questions]
+                for (scene, conf), (_, questions) in zip(parsed, items, strict=True)]
+
+    def parse_many(self, images: list[np.ndarray]) -> list[tuple[Scene, float]]:
+        """(scene, confidence) per image; a repeat of the last image is not re-run."""
+        keys = [_key(img) for img in images]
+        todo = [i for i, k in enumerate(keys) if not (self._cache and self._cache[0] == k)]
+        results: dict[int, tuple[Scene, float]] = {}
+        if todo:
+            dets = self.detect([images[i] for i in todo])
+            for i, d in zip(todo, dets, strict=True):
+                results[i] = (scene_from_detections(d, self.config),
+                              min((x.score for x in d), default=1.0))
+        out = [results.get(i) or self._cache[1:] for i in range(len(images))]
+        self._cache = (keys[-1], *out[-1])
+        return out
+
+    @torch.no_grad()
+    def detect(self, images: list[np.ndarray]) -> list[list[Detection]]:
+        """Raw detections per image (images of any size are resized to the model's input)."""
+        batch = torch.stack([_to_tensor(img, self.config.width, self.config.height)
+                             for img in images])
+        device = next(self.model.parameters()).device
+        return decode_maps(self.model(batch.to(device)).cpu(), self.config)
+
+
+def _key(image: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(image).tobytes(), digest_size=16).hexdigest() \
+        + str(image.shape)
+
+
+def _to_tensor(image: np.ndarray, width: int, height: int) -> torch.Tensor:
+    """(H, W, 3|4) uint8 -> (3, height, width) float32 in 0-255."""
+    arr = np.asarray(image)
+    if arr.ndim != 3 or arr.shape[2] not in (3, 4) or arr.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 image, got {arr.shape} {arr.dtype}")
+    x = torch.from_numpy(np.ascontiguousarray(arr[..., :3])).permute(2, 0, 1).float()
+    if x.shape[1:] != (height, width):
+        x = F.interpolate(x[None], size=(height, width), mode="bilinear", antialias=True,
+                          align_corners=False)[0]
+    return x
+
+
+def _answer(text: str, scene: Scene, confidence: float) -> Answer:
+    try:
+        return Answer(answer_question(parse_question(text), scene), confidence)
+    except UnsupportedQuestion as e:
+        return Answer(f"unsupported question: {e}", 0.0)
+    except UnknownObject as e:
+        return Answer(f"unknown object: {e}", 0.0)
+
+
+def load_ns_reasoner(path: Path, device: str = "cpu") -> NsReasoner:
+    """The loader `vrs.loading` dispatches to for kind "ns-vqa"."""
+    return NsReasoner(load_detector(Path(path), device))

@@ -1,0 +1,71 @@
+"""Training targets for the detector from a CLEVR-layout scene (what `codeplan datagen` writes).
+
+Each visible object becomes a peak on its type's heatmap at the cell holding its projected
+centre (`pixel_coords`), with a Gaussian around it (CenterNet), and regression targets at that
+cell: the sub-cell offset, its height and its color. Objects the generator counts as barely
+visible (1-19 px) are neither positives nor negatives: the loss ignores a 3x3 cell window
+around them, so the detector is not punished for seeing, or not seeing, a sliver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vrs.ns.config import NsConfig
+
+MIN_VISIBLE = 20  # px: SceneObject.visible's threshold
+
+
+@dataclass
+class Targets:
+    """Per-image targets; T types, (R, C) the output grid."""
+
+    heat: np.ndarray  # (T, R, C) float32 in 0-1
+    ignore: np.ndarray  # (R, C) bool: no heatmap loss here
+    cells: np.ndarray  # (N, 3) int64 (type, row, col) of each visible object's centre
+    offset: np.ndarray  # (N, 2) float32 sub-cell (dx, dy) in 0-1
+    z: np.ndarray  # (N,) float32 centre height, metres
+    color: np.ndarray  # (N,) int64 index into config.colors
+
+
+def _resize_uv(obj: dict, image_size: tuple[int, int], config: NsConfig) -> tuple[float, float]:
+    """The object's projected centre in the detector's input pixels."""
+    u, v = obj["pixel_coords"][:2]
+    w, h = image_size
+    return u * config.width / w, v * config.height / h
+
+
+def make_targets(scene: dict, image_size: tuple[int, int], config: NsConfig,
+                 flip: bool = False) -> Targets:
+    """Targets for one scene; `image_size` (W, H) of the image the scene was rendered at;
+    `flip` mirrors left-right (the augmentation: the default camera sits on the y = 0 plane)."""
+    rows, cols = config.grid
+    heat = np.zeros((len(config.types), rows, cols), np.float32)
+    ignore = np.zeros((rows, cols), bool)
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    cells, offsets, zs, colors = [], [], [], []
+    for obj in scene["objects"]:
+        u, v = _resize_uv(obj, image_size, config)
+        if flip:
+            u = config.width - u
+        cx, cy = u / config.stride, v / config.stride
+        col, row = int(cx), int(cy)
+        if not (0 <= row < rows and 0 <= col < cols) or obj["type"] not in config.types:
+            continue
+        if obj.get("visible_pixels", MIN_VISIBLE) < MIN_VISIBLE:
+            if obj.get("visible_pixels", 0) > 0:
+                ignore[max(row - 1, 0):row + 2, max(col - 1, 0):col + 2] = True
+            continue
+        t = config.types.index(obj["type"])
+        sigma = config.sigma_cells[t]
+        blob = np.exp(-((xx - col) ** 2 + (yy - row) ** 2) / (2 * sigma**2))
+        np.maximum(heat[t], blob, out=heat[t])
+        cells.append((t, row, col))
+        offsets.append((cx - col, cy - row))
+        zs.append(obj["3d_coords"][2])
+        colors.append(config.colors.index(obj["color"]))
+    return Targets(heat, ignore, np.asarray(cells, np.int64).reshape(-1, 3),
+                   np.asarray(offsets, np.float32).reshape(-1, 2), np.asarray(zs, np.float32),
+                   np.asarray(colors, np.int64))
