@@ -22,6 +22,7 @@ from runtime.cli_vqa import (
     add_eval_vqa_parser,
     add_train_perception_parser,
 )
+from runtime.cli_vrs import add_ask_parser, add_serve_parser
 from runtime.planners.base import PlannerError
 from runtime.run_config import RunError
 from runtime.sandbox_cli import add_parser as add_sandbox_parser
@@ -168,7 +169,7 @@ def _bench_sandbox(args) -> int:
 
 
 def _add_eval(sub) -> None:
-    ev = sub.add_parser("eval", help="evaluations that print rates with 95% intervals")
+    ev = sub.add_parser("eval", help="evaluations that print rates with 95%% intervals")
     esub = ev.add_subparsers(title="eval commands", metavar="TARGET")
     cl = esub.add_parser("closed-loop", help="success rate by task and validation mode")
     cl.add_argument("--task", default="put-blocks-in-mismatched-bowls",
@@ -218,7 +219,8 @@ def _eval_closed_loop(args) -> int:
 
 
 _COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,
-                             _add_train, add_datagen_parser, add_sandbox_parser]
+                             _add_train, add_datagen_parser, add_sandbox_parser,
+                             add_serve_parser, add_ask_parser]
 
 if __name__ == "__main__":
     sys.exit(main())
