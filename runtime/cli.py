@@ -17,6 +17,7 @@ from runtime.cli_args import non_negative_int as _non_negative
 from runtime.cli_args import positive_int as _positive
 from runtime.cli_datagen import add_datagen_parser
 from runtime.cli_run import add_run_parser
+from runtime.cli_train_vqa import add_train_vqa_parser
 from runtime.cli_vqa import (
     add_bench_vqa_parser,
     add_eval_vqa_parser,
@@ -194,6 +195,7 @@ def _add_train(sub) -> None:
     tsub = train.add_subparsers(title="train commands", metavar="MODEL")
     add_train_actor_parser(tsub)
     add_train_perception_parser(tsub)
+    add_train_vqa_parser(tsub)
     train.set_defaults(handler=lambda a: train.print_help() or 2)
 
 

@@ -24,7 +24,7 @@ from vrs.reasoner import Answer, Reasoner
 IMAGES_PER_CALL = 16
 
 
-def load_vqa_data(path: Path, splits: list[str] | None = None):
+def load_vqa_data(path: Path, splits: list[str] | None = None) -> dict:
     """The DatasetDict of a datagen output dir (or of its `hf/`), optionally some splits."""
     from datasets import DatasetDict, load_from_disk
 

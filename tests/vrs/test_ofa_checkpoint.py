@@ -1,0 +1,83 @@
+"""OFA-style VQA checkpoints: save, load, atomic replacement, dispatch by `vrs.loading`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from vrs.loading import load_reasoner
+from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
+from vrs.ofa.config import preset
+from vrs.ofa.model import OfaVqa
+from vrs.ofa.reasoner import OfaReasoner
+from vrs.ofa.tokenizer import train_tokenizer
+
+SMALL = dict(d_model=32, heads=2, encoder_layers=1, decoder_layers=1,
+             stem_channels=(8, 8, 16, 16))
+QUESTIONS = ["is the red block in the blue bowl?", "what objects are on the table?",
+             "how many blocks are there?", "what color is the block in the red bowl?",
+             "what is the red block on?"]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    tokenizer = train_tokenizer()
+    torch.manual_seed(3)
+    model = OfaVqa(preset("tiny", vocab_size=tokenizer.vocab_size, **SMALL)).eval()
+    with torch.no_grad():  # move off the init so a load that kept init weights would differ
+        for p in model.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    return model, tokenizer
+
+
+def test_a_checkpoint_round_trips_to_the_same_answers(trained, tmp_path):
+    model, tokenizer = trained
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer)
+    loaded, tok2 = load_checkpoint(tmp_path / "ckpt")
+    assert tok2.to_str() == tokenizer.to_str() and loaded.config == model.config
+    for key, value in model.state_dict().items():
+        assert torch.equal(value, loaded.state_dict()[key]), key
+    image = np.random.default_rng(0).integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    before = OfaReasoner(model, tokenizer).ask(image, QUESTIONS)
+    after = OfaReasoner(loaded, tok2).ask(image, QUESTIONS)
+    assert before == after
+
+
+def test_vrs_loading_dispatches_on_the_config_kind(trained, tmp_path):
+    model, tokenizer = trained
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer)
+    config = json.loads((tmp_path / "ckpt" / "config.json").read_text())
+    assert config["kind"] == "ofa-vqa" and config["vocab_size"] == tokenizer.vocab_size
+    reasoner = load_reasoner(tmp_path / "ckpt")
+    assert isinstance(reasoner, OfaReasoner) and reasoner.name == "ofa-vqa-tiny"
+    assert {p.name for p in (tmp_path / "ckpt").iterdir()} == {
+        "config.json", "model.safetensors", "tokenizer.json"}
+
+
+def test_saving_again_replaces_the_directory_and_leaves_no_temporaries(trained, tmp_path):
+    model, tokenizer = trained
+    target = tmp_path / "ckpt"
+    save_checkpoint(target, model, tokenizer)
+    (target / "stale.txt").write_text("from an older export")
+    other = OfaVqa(model.config)
+    save_checkpoint(target, other, tokenizer)
+    assert not (target / "stale.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]
+    loaded, _ = load_checkpoint(target)
+    assert torch.equal(loaded.head.weight, other.head.weight)
+
+
+def test_an_incomplete_or_foreign_checkpoint_is_refused(trained, tmp_path):
+    model, tokenizer = trained
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer)
+    (tmp_path / "ckpt" / "model.safetensors").unlink()
+    with pytest.raises(FileNotFoundError, match=r"model\.safetensors"):
+        load_checkpoint(tmp_path / "ckpt")
+    save_checkpoint(tmp_path / "ns", model, tokenizer)
+    config = json.loads((tmp_path / "ns" / "config.json").read_text())
+    (tmp_path / "ns" / "config.json").write_text(json.dumps({**config, "kind": "ns-vqa"}))
+    with pytest.raises(ValueError, match="ns-vqa"):
+        load_checkpoint(tmp_path / "ns")

@@ -1,0 +1,104 @@
+"""Configuration of the OFA-style VQA model, kept apart from the model so it can be saved alone.
+
+Why a frozen dataclass with presets: a checkpoint must rebuild exactly the network that wrote
+it, so every size lives here and goes into config.json; the presets name the two sizes we use.
+
+  tiny  2.8 M parameters, trainable on this 2-core CPU: the image is resized to 120x160 and a
+        4-stage ResNet stem (stride 16) turns it into an 8x10 grid of patch tokens; d_model
+        160, 4 encoder + 2 decoder layers. 80 patch tokens, not 300 (15x20 at stride 8): the
+        encoder's cost grows with the token count and was measured 3-4x slower at 300.
+  base  OFA-base's transformer (Wang et al., 2022): d_model 768, 6 encoder + 6 decoder layers,
+        12 heads, FFN 3072, over 15x20 patch tokens from the full 240x320 image (stride 16);
+        ~110 M parameters, for a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+KIND = "ofa-vqa"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class OfaConfig:
+    """Every size of the network; `vocab_size` is the tokenizer's (set when the model is made)."""
+
+    preset: str = "tiny"
+    image_height: int = 120  # model input, px; other images are resized to it
+    image_width: int = 160
+    stem_channels: tuple[int, ...] = (16, 32, 64, 128)  # one stride-2 stage (conv + res) each
+    coord_channels: bool = True  # append x, y in [-1, 1] to the RGB input (CoordConv)
+    d_model: int = 160
+    encoder_layers: int = 4
+    decoder_layers: int = 2
+    heads: int = 4
+    ffn_mult: int = 4  # FFN width = ffn_mult * d_model
+    dropout: float = 0.0
+    vocab_size: int = 0
+    max_question_tokens: int = 32  # longest question the encoder accepts, tokens
+    max_answer_tokens: int = 80  # longest answer (+ BOS / EOS) the decoder accepts, tokens
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.heads:
+            raise ValueError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """(rows, cols) of image patch tokens: each stride-2 conv (pad 1) rounds up."""
+        h, w = self.image_height, self.image_width
+        for _ in self.stem_channels:
+            h, w = (h + 1) // 2, (w + 1) // 2
+        return h, w
+
+    @property
+    def image_tokens(self) -> int:
+        """How many patch tokens one image becomes."""
+        rows, cols = self.grid
+        return rows * cols
+
+    def to_json(self) -> dict:
+        """config.json content, with the checkpoint `kind` that `vrs.loading` dispatches on."""
+        return {"kind": KIND, "format": FORMAT, **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> OfaConfig:
+        """Inverse of `to_json`; a wrong kind or unknown keys are errors naming them."""
+        if data.get("kind", KIND) != KIND:
+            raise ValueError(f"config kind is {data.get('kind')!r}, expected {KIND!r}")
+        data = {k: v for k, v in data.items() if k not in ("kind", "format")}
+        known = {f.name for f in fields(cls)}
+        extra = sorted(set(data) - known)
+        if extra:
+            raise ValueError(f"unknown ofa-vqa config keys: {extra}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+    def save(self, path: str | Path) -> None:
+        """Write config.json."""
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> OfaConfig:
+        """Read config.json."""
+        return cls.from_json(json.loads(Path(path).read_text()))
+
+
+PRESETS: dict[str, OfaConfig] = {
+    "tiny": OfaConfig(),
+    "base": OfaConfig(preset="base", image_height=240, image_width=320,
+                      stem_channels=(64, 128, 256, 512), d_model=768, encoder_layers=6,
+                      decoder_layers=6, heads=12, ffn_mult=4, dropout=0.1),
+}
+
+
+def preset(name: str, **overrides: object) -> OfaConfig:
+    """A preset by name, with any fields overridden; an unknown name or field is a ValueError."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+    known = {f.name for f in fields(OfaConfig)}
+    bad = sorted(set(overrides) - known)
+    if bad:
+        raise ValueError(f"unknown ofa-vqa config fields: {bad}")
+    return replace(PRESETS[name], **overrides)

@@ -1,0 +1,109 @@
+"""`OfaReasoner`: the Reasoner protocol on top of the OFA-style VQA network.
+
+Why batching is built in: the controller asks several questions about one frame, and the HTTP
+service gathers requests from several clients; one forward pass for all of them costs little
+more than one question. The image stem runs once per image, the encoder and the trie-constrained
+greedy decoder once per batch of (image, question) pairs.
+
+Each question is parsed first: `parse_question` fixes the answer type (so a yes/no question
+can only be answered yes or no), and a question it rejects gets a score-0
+Answer("unsupported question: ...") like the oracle's, so one bad question cannot spoil a batch.
+`score` is the probability of the decoded answer under the constrained softmax (see
+`vrs.ofa.trie.constrained_greedy`), never 0 for a real answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from vrs.ofa.checkpoint import load_checkpoint
+from vrs.ofa.model import OfaVqa, images_to_tensor
+from vrs.ofa.tokenizer import QuestionTokenizer
+from vrs.ofa.trie import AnswerTrie, build_tries, constrained_greedy
+from vrs.questions import UnsupportedQuestion, answer_type, parse_question
+from vrs.reasoner import Answer
+
+MAX_QUESTIONS_PER_PASS = 256  # larger batches are split (bounded memory, same answers)
+
+
+def pad_batch(rows: list[list[int]], pad_id: int = 0) -> torch.Tensor:
+    """Token id lists -> (B, L) long tensor, right-padded with `pad_id`."""
+    width = max((len(r) for r in rows), default=0)
+    out = torch.full((len(rows), max(width, 1)), pad_id, dtype=torch.long)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+    return out
+
+
+@torch.no_grad()
+def answer_batch(model: OfaVqa, tokenizer: QuestionTokenizer, images: torch.Tensor,
+                 image_index: list[int], questions: list[list[int]], tries: list[AnswerTrie]
+                 ) -> list[tuple[str, float]]:
+    """(text, score) per question: images (I, 3, h, w) uint8 at the model's input size,
+    image_index[i] the image of question i, questions token ids, tries the answer trie of each
+    question. The model must be in eval mode; everything runs on the model's device."""
+    device = next(model.parameters()).device
+    limit = model.config.max_question_tokens
+    tokens = model.encode_images(images.to(device))  # (I, N, d), once per image
+    index = torch.tensor(image_index, dtype=torch.long, device=device)  # (B,)
+    ids = pad_batch([q[:limit] for q in questions], tokenizer.pad_id).to(device)  # (B, L)
+    memory, mask = model.encode(tokens, index, ids)  # (B, N + L, d), (B, 1, 1, N + L)
+
+    def next_logits(prefix: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        return model.decode(memory[rows], mask[rows], prefix)[:, -1]  # (A, V)
+
+    return constrained_greedy(next_logits, tries, tokenizer.bos_id, tokenizer.pad_id, device)
+
+
+class OfaReasoner:
+    """Answers questions about images with a trained OfaVqa (see the module docstring)."""
+
+    def __init__(self, model: OfaVqa, tokenizer: QuestionTokenizer) -> None:
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.config = model.config
+        self.tries = build_tries(tokenizer)
+        self.name = f"ofa-vqa-{self.config.preset}"
+
+    def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
+        """`image` (H, W, 3) uint8; one Answer per question, in order."""
+        return self.ask_many([(image, questions)])[0]
+
+    def ask_many(self, items: list[tuple[np.ndarray, list[str]]]) -> list[list[Answer]]:
+        """Answers for several (image, questions) items, batched into as few passes as the
+        size limit allows; the same answers as asking each item alone."""
+        out: list[list[Answer | None]] = []
+        jobs: list[tuple[int, int, str, str]] = []  # (item, question, text, answer type)
+        for i, (_, questions) in enumerate(items):
+            if isinstance(questions, str):
+                raise TypeError("ask() takes a list of questions, got a single string")
+            out.append([None] * len(questions))
+            for j, text in enumerate(questions):
+                try:
+                    jobs.append((i, j, text, answer_type(parse_question(text))))
+                except UnsupportedQuestion as e:
+                    out[i][j] = Answer(f"unsupported question: {e}", 0.0)
+        for start in range(0, len(jobs), MAX_QUESTIONS_PER_PASS):
+            chunk = jobs[start:start + MAX_QUESTIONS_PER_PASS]
+            for (i, j, _, _), (text, score) in zip(chunk, self._run(items, chunk), strict=True):
+                out[i][j] = Answer(text, score)
+        return out  # every slot is filled: parsed questions by _run, the rest above
+
+    def _run(self, items: list[tuple[np.ndarray, list[str]]],
+             jobs: list[tuple[int, int, str, str]]) -> list[tuple[str, float]]:
+        used = list(dict.fromkeys(i for i, _, _, _ in jobs))  # images asked about, in order
+        slot = {item: k for k, item in enumerate(used)}
+        images = images_to_tensor([items[i][0] for i in used], self.config)  # (I, 3, h, w)
+        questions = self.tokenizer.encode_questions([text for _, _, text, _ in jobs])
+        tries = [self.tries[kind] for _, _, _, kind in jobs]
+        return answer_batch(self.model, self.tokenizer, images, [slot[i] for i, *_ in jobs],
+                            questions, tries)
+
+
+def load_ofa_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner:
+    """The reasoner stored in a checkpoint directory (`vrs.loading`'s loader for 'ofa-vqa')."""
+    model, tokenizer = load_checkpoint(path, device)
+    return OfaReasoner(model, tokenizer)
