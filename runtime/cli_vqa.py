@@ -31,13 +31,19 @@ def add_train_perception_parser(tsub) -> None:
     p.add_argument("--limit", type=positive_int, default=None, help="images per split")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="torch CPU threads (default: torch's choice)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=_train_perception)
 
 
 def _train_perception(args) -> int:
+    import torch
+
     from training.perception import TrainPerceptionSpec, train_perception
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     spec = TrainPerceptionSpec(
         data=args.data, val=args.val, out=args.out, steps=args.steps, batch_size=args.batch_size,
         lr=args.lr, warmup=args.warmup, checkpoint_every=args.checkpoint_every,

@@ -7,6 +7,7 @@ would have worked.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,17 +15,35 @@ if TYPE_CHECKING:
     from runtime.controller import Actor
     from vrs.reasoner import Reasoner
 
-ACTORS = ("oracle",)
+ACTORS = ("oracle", "cliport", "<checkpoint dir>")
 REASONERS = ("default", "ns", "ofa", "oracle", "<checkpoint dir>", "http://HOST:PORT")
+# The shipped CLIPort-style actor (`--actor cliport`); see checkpoints/README.md.
+CLIPORT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "actor-cliport-cpu"
 
 
 def make_actor(name: str, env: TabletopEnv) -> Actor:
-    """'oracle': the scripted ground-truth actor (an upper bound, not a system under test)."""
+    """'oracle': the scripted ground-truth actor (an upper bound, not a system under test);
+    'cliport': the shipped CLIPort-style policy; or a checkpoint directory of one
+    (`codeplan train actor` output: config.json + model.safetensors)."""
     if name == "oracle":
         from ravens_env.agents.oracle import OracleActor
 
         return OracleActor(env)
-    raise ValueError(f"unknown actor {name!r}; actors: {', '.join(ACTORS)}")
+    path = CLIPORT_CHECKPOINT if name == "cliport" else Path(name)
+    if not (path / "config.json").is_file():
+        hint = (" (no CLIPort checkpoint is shipped yet: train one with `codeplan train actor`"
+                " and pass its directory)") if name == "cliport" else ""
+        raise ValueError(f"unknown actor {name!r}: no checkpoint at {path}{hint}; "
+                         f"actors: {', '.join(ACTORS)}")
+    return _load_actor(str(path))
+
+
+@functools.lru_cache(maxsize=2)
+def _load_actor(path: str) -> Actor:
+    """Loaded once per process: an eval runs many episodes with one policy."""
+    from ravens_env.agents.cliport import CliportActor
+
+    return CliportActor(path)
 
 
 def make_reasoner(name: str, env: TabletopEnv) -> Reasoner:

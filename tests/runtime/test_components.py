@@ -1,0 +1,50 @@
+"""Actors and reasoners by name: what `--actor` and `--reasoner` accept, and their errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from ravens_env.env import TabletopEnv
+from runtime.components import make_actor, make_reasoner
+
+
+@pytest.fixture(scope="module")
+def env():
+    with TabletopEnv() as e:
+        e.reset("put-block-in-bowl", 0)
+        yield e
+
+
+def test_a_cliport_checkpoint_directory_is_an_actor(env, tmp_path):
+    from ravens_env.agents.cliport_checkpoint import save_checkpoint
+    from ravens_env.models.config import preset
+    from ravens_env.models.policy import CliportModel
+
+    config = preset("cpu", language="hash", widths=(8, 16), stem_width=8)
+    save_checkpoint(CliportModel(config), config, tmp_path)
+    actor = make_actor(str(tmp_path), env)
+    assert actor.name == "cliport"
+    obs = env.observe()
+    action = actor.act(obs, "put the red block in the blue bowl")
+    assert len(action.pick) == 3 and len(action.place) == 3
+
+
+def test_unknown_actors_and_reasoners_are_named(env, tmp_path):
+    with pytest.raises(ValueError, match="unknown actor 'nowhere'.*oracle"):
+        make_actor("nowhere", env)
+    with pytest.raises(ValueError, match="unknown reasoner 'nowhere'.*http://"):
+        make_reasoner("nowhere", env)
+
+
+def test_reasoners_by_name(env, tmp_path):
+    from vrs.client import HttpReasoner
+    from vrs.ns.checkpoint import save_detector
+    from vrs.ns.config import NsConfig
+    from vrs.ns.model import DetectorNet
+    from vrs.ns.reasoner import NsReasoner
+    from vrs.oracle import OracleReasoner
+
+    assert isinstance(make_reasoner("oracle", env), OracleReasoner)
+    assert isinstance(make_reasoner("http://127.0.0.1:9", env), HttpReasoner)
+    save_detector(DetectorNet(NsConfig()), tmp_path / "ns")
+    assert isinstance(make_reasoner(str(tmp_path / "ns"), env), NsReasoner)
