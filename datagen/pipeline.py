@@ -8,6 +8,10 @@ gets; work is handed out one shard at a time, so have at least as many shards as
 Workers report each image on a queue for the progress bar. As always with spawn, a script that calls
 `generate(workers=2)` must do so under `if __name__ == "__main__":`.
 
+With `renderer="blender"` each generating process also starts one Blender worker process
+(`render_blender.BlenderRenderer`) and gives Cycles its share of the cores (all of them with
+one worker, the usual choice: Cycles already renders on every core).
+
     from datagen import generate
     manifest = generate("data/vqa", ["block_bowl", "unseen"], images_per_split=1000)
 """
@@ -15,11 +19,15 @@ Workers report each image on a queue for the progress bar. As always with spawn,
 from __future__ import annotations
 
 import multiprocessing as mp
+import multiprocessing.util
+import os
 import queue
 import shlex
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -28,9 +36,13 @@ from datagen.render_pybullet import check_variant
 from datagen.shards import ShardJob, make_shard, plan_jobs
 from datagen.writer import assemble, clean_temp, shard_done, write_shard
 
-RENDERERS = ("pybullet",)  # "blender" is a later issue
+if TYPE_CHECKING:
+    from datagen.render_blender import BlenderRenderer
+
+RENDERERS = ("pybullet", "blender")
 
 _ENV = None  # the worker process's TabletopEnv
+_RENDERER = None  # the worker process's BlenderRenderer (None: PyBullet renders)
 _TICKS = None  # the worker process's progress queue
 
 
@@ -48,7 +60,7 @@ def generate(out: str | Path, splits: Sequence[str], images_per_split: int,
     cleaned = clean_temp(root)
     pending = [j for j in jobs if not shard_done(root, j)]
     started = time.perf_counter()
-    done = run_shards(root, pending, workers, progress)
+    done = run_shards(root, pending, workers, progress, renderer)
     seconds = time.perf_counter() - started
     settings = {"splits": splits, "images_per_split": images_per_split,
                 "questions_per_image": questions_per_image, "shard_size": shard_size,
@@ -91,11 +103,15 @@ def check_args(splits: Sequence[str], images_per_split: int, questions_per_image
                               ("seed offset", seed_offset, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{label} must be an integer >= {low}, got {value!r}")
-    if renderer == "blender":
-        raise ValueError("the blender renderer is not built yet; use --renderer pybullet")
     if renderer not in RENDERERS:
         raise ValueError(f"unknown renderer {renderer!r}; available: {', '.join(RENDERERS)}")
     check_variant(variant)
+    if renderer == "blender":
+        from datagen.blender_client import check_blender
+        from datagen.render_blender import check_blender_variant
+
+        check_blender_variant(variant)
+        check_blender()  # imports bpy once in the worker's Python: fails now, naming the fix
     return names
 
 
@@ -109,18 +125,22 @@ def command_line(out: str | Path, splits: list[str], images_per_split: int,
             f"--renderer {renderer} --variant {variant}")
 
 
-def run_shards(root: Path, jobs: list[ShardJob], workers: int, progress: bool) -> list[dict]:
+def run_shards(root: Path, jobs: list[ShardJob], workers: int, progress: bool,
+               renderer: str = "pybullet") -> list[dict]:
     """Make and write every shard of `jobs`; one summary dict per shard."""
     with tqdm(total=sum(j.count for j in jobs), unit="img", desc="datagen",
               disable=not progress) as bar:
         if workers <= 1 or len(jobs) <= 1:
             from ravens_env.env import TabletopEnv
 
-            with TabletopEnv() as env:
-                return [run_job(root, j, env, lambda: bar.update(1)) for j in jobs]
+            drawer = make_renderer(renderer, threads=0)
+            with TabletopEnv() as env, drawer or nullcontext():
+                return [run_job(root, j, env, lambda: bar.update(1), drawer) for j in jobs]
         ctx = mp.get_context("spawn")
         ticks = ctx.Queue()
-        pool = ctx.Pool(min(workers, len(jobs)), _init_worker, (ticks,))
+        processes = min(workers, len(jobs))
+        threads = max(1, (os.cpu_count() or 1) // processes)  # Cycles' share of the cores
+        pool = ctx.Pool(processes, _init_worker, (ticks, renderer, threads))
         try:
             result = pool.map_async(_worker_job, [(str(root), j) for j in jobs], chunksize=1)
             while not result.ready():
@@ -135,27 +155,50 @@ def run_shards(root: Path, jobs: list[ShardJob], workers: int, progress: bool) -
             ticks.join_thread()
 
 
-def run_job(root: Path, job: ShardJob, env, tick: Callable[[], None] | None = None) -> dict:
-    """Make one shard in `env` and write it atomically; its summary."""
+def make_renderer(renderer: str, threads: int) -> BlenderRenderer | None:
+    """The renderer object `make_shard` wants: None for PyBullet (the env renders), else a
+    started Blender worker with `threads` Cycles threads (0 = all cores)."""
+    if renderer == "pybullet":
+        return None
+    from datagen.render_blender import BlenderRenderer
+
+    return BlenderRenderer(threads=threads)
+
+
+def run_job(root: Path, job: ShardJob, env, tick: Callable[[], None] | None = None,
+            renderer: BlenderRenderer | None = None) -> dict:
+    """Make one shard in `env` (drawn by `renderer`, None = PyBullet) and write it atomically;
+    its summary. CPU seconds include the Blender worker's, which run in another process."""
     started, cpu = time.perf_counter(), time.process_time()
-    records = make_shard(env, job, tick)
+    render_cpu = renderer.cpu_seconds if renderer is not None else 0.0
+    records = make_shard(env, job, tick, renderer)
     seconds = time.perf_counter() - started
     write_shard(root, job, records, seconds)
+    render_cpu = (renderer.cpu_seconds - render_cpu) if renderer is not None else 0.0
     return {"family": job.family, "shard": job.name, "images": len(records),
             "questions": sum(len(r.questions) for r in records), "seconds": seconds,
-            "cpu_seconds": time.process_time() - cpu}
+            "cpu_seconds": time.process_time() - cpu + render_cpu}
 
 
-def _init_worker(ticks) -> None:
-    global _ENV, _TICKS
+def _init_worker(ticks, renderer: str = "pybullet", threads: int = 0) -> None:
+    global _ENV, _RENDERER, _TICKS
     from ravens_env.env import TabletopEnv
 
     _ENV, _TICKS = TabletopEnv(), ticks
+    try:
+        _RENDERER = make_renderer(renderer, threads)
+    except Exception as e:  # raised from the job instead: a failing initializer makes the
+        _RENDERER = e  # pool start new workers for ever
+        return
+    if _RENDERER is not None:  # run at the worker's normal exit (atexit is not, under spawn)
+        multiprocessing.util.Finalize(_RENDERER, _RENDERER.close, exitpriority=10)
 
 
 def _worker_job(args: tuple[str, ShardJob]) -> dict:
     root, job = args
-    return run_job(Path(root), job, _ENV, lambda: _TICKS.put(1))
+    if isinstance(_RENDERER, Exception):
+        raise RuntimeError(f"the {job.renderer} renderer did not start: {_RENDERER}")
+    return run_job(Path(root), job, _ENV, lambda: _TICKS.put(1), _RENDERER)
 
 
 def _drain(ticks, bar: tqdm, timeout: float) -> None:

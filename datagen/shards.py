@@ -4,8 +4,10 @@ Why shards: a run of many thousand images must survive being interrupted and use
 processes without any of them sharing state. A shard is a fixed block of consecutive images of
 one family, made by one worker from its own seed (`families.shard_seed`); image i of a shard
 is a pure function of (family, shard seed, i) and the job's settings, so a shard can be made
-again anywhere with the same bytes. Random streams per image: `[shard_seed, i, 0]` the state,
-`[shard_seed, i, 1]` the render variant, `[shard_seed, i, 2]` the questions.
+again anywhere with the same bytes (with `--renderer blender`: the same scenes and questions,
+and the same pixels for the same bpy build and CPU). Random streams per image:
+`[shard_seed, i, 0]` the state, `[shard_seed, i, 1]` the render variant (camera; with Blender
+also lights, finishes and Cycles' seed), `[shard_seed, i, 2]` the questions.
 """
 
 from __future__ import annotations
@@ -78,11 +80,15 @@ def image_filename(family_name: str, index: int) -> str:
     return f"codeplan_{family_name}_{index:06d}.png"
 
 
-def make_image(env, job: ShardJob, i: int) -> ImageRecord:
-    """Image `i` of `job`, made in `env` (a TabletopEnv the caller reuses)."""
+def make_image(env, job: ShardJob, i: int, renderer=None) -> ImageRecord:
+    """Image `i` of `job`, made in `env` (a TabletopEnv the caller reuses) and drawn by
+    `renderer` (a `render_blender.BlenderRenderer`; None: PyBullet's `render_state`)."""
+    if (renderer is None) != (job.renderer == "pybullet"):
+        raise ValueError(f"shard {job.name} wants the {job.renderer} renderer, got {renderer!r}")
     fam = family(job.family)
     state = sample_state(env, fam, job.shard_seed, i)
-    rendered = render_state(env, state, job.variant, np.random.default_rng([job.shard_seed, i, 1]))
+    render = render_state if renderer is None else renderer.render
+    rendered = render(env, state, job.variant, np.random.default_rng([job.shard_seed, i, 1]))
     questions = sample_questions(rendered.scene, fam, job.questions_per_image,
                                  np.random.default_rng([job.shard_seed, i, 2]))
     index = job.start + i
@@ -91,12 +97,12 @@ def make_image(env, job: ShardJob, i: int) -> ImageRecord:
                        rendered, questions)
 
 
-def make_shard(env, job: ShardJob, tick: Callable[[], None] | None = None
+def make_shard(env, job: ShardJob, tick: Callable[[], None] | None = None, renderer=None
                ) -> list[ImageRecord]:
     """Every image of `job`; `tick()` after each (progress bars)."""
     records = []
     for i in range(job.count):
-        records.append(make_image(env, job, i))
+        records.append(make_image(env, job, i, renderer))
         if tick is not None:
             tick()
     return records

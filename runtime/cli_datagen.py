@@ -5,9 +5,11 @@
         --renderer pybullet --variant default
 
 Use a different --seed-offset for train, val and test (e.g. 0, 100000, 200000): their shard
-seeds then never meet. Re-running the same command finishes an interrupted run. Numbers are
-parsed here rather than by argparse so that every bad value is a ValueError with one clear line
-(the main CLI prints it and exits 2).
+seeds then never meet. `--renderer blender` draws the same scenes with Blender Cycles (see
+datagen/README.md: setup, speed); without `bpy` it stops at once, naming what to install.
+Re-running the same command finishes an interrupted run. Numbers are parsed here rather than
+by argparse so that every bad value is a ValueError with one clear line (the main CLI prints it
+and exits 2).
 """
 
 from __future__ import annotations
@@ -33,9 +35,13 @@ def add_datagen_parser(subparsers) -> None:
     vqa.add_argument("--workers", default="1", metavar="W", help="processes (default 1)")
     vqa.add_argument("--seed-offset", default="0", metavar="O",
                      help="added to every shard seed; disjoint per train/val/test (default 0)")
-    vqa.add_argument("--renderer", default="pybullet", help="pybullet (default)")
+    vqa.add_argument("--renderer", default="pybullet",
+                     help="pybullet (default: the simulator's front camera) | blender (Cycles, "
+                          "CLEVR look; needs bpy: pip install -e '.[blender]', or a venv with "
+                          "bpy named by $CODEPLAN_BLENDER_PYTHON; use --workers 1)")
     vqa.add_argument("--variant", default="default",
-                     help="default | jitter | arm | hires (held-out camera/render variants)")
+                     help="default | jitter | arm | hires (held-out camera/render variants; "
+                          "arm is pybullet-only)")
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")
     from runtime.cli_actor import add_demos_subcommand

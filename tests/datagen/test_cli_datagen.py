@@ -27,7 +27,7 @@ def _run(argv: list[str]) -> int:
     (["--seed-offset", "-5"], "seed offset must be an integer >= 0"),
     (["--seed-offset", "1000000000"], "seed offset \\+ shard index must be in"),
     (["--variant", "fisheye"], "unknown variant 'fisheye'; variants: default, jitter, arm"),
-    (["--renderer", "blender"], "blender renderer is not built yet"),
+    (["--renderer", "blender", "--variant", "arm"], "not available with --renderer blender"),
     (["--renderer", "povray"], "unknown renderer 'povray'"),
     (["--splits", "unseen,unseen"], "a split is listed twice"),
 ])
