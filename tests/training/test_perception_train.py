@@ -52,5 +52,5 @@ def test_bad_input_is_named(tmp_path):
 def test_the_schedule_warms_up_then_decays_to_zero():
     factors = [cosine_with_warmup(s, 10, 100) for s in range(101)]
     assert factors[0] == pytest.approx(0.1) and factors[9] == pytest.approx(1.0)
-    assert all(a >= b for a, b in itertools.pairwise(factors))
+    assert all(a >= b for a, b in itertools.pairwise(factors[9:]))
     assert factors[100] == pytest.approx(0.0, abs=1e-12)
