@@ -180,7 +180,8 @@ def _add_eval(sub) -> None:
     cl.add_argument("--seed-start", type=_non_negative, default=1000)
     cl.add_argument("--situations", default="dkprompt")
     cl.add_argument("--actor", default="oracle")
-    cl.add_argument("--reasoner", default="oracle")
+    cl.add_argument("--reasoner", default="default",
+                    help="default (learned), ns, ofa, oracle, a checkpoint dir or http://...")
     cl.add_argument("--workers", type=_positive, default=1)
     cl.add_argument("--out", type=Path, default=Path("results/closed-loop"))
     cl.add_argument("--json", action="store_true", help="print one JSON object")

@@ -1,7 +1,8 @@
 """`codeplan run` and `codeplan replay`: the closed-loop job and its replay.
 
 `codeplan run` with no arguments runs the embedded defaults: the canonical instruction of
-put-blocks-in-matching-bowls, seed 0, progress mode, offline planner, oracle reasoner and actor.
+put-blocks-in-matching-bowls, seed 0, progress mode, offline planner, the shipped learned
+reasoner (it answers from the front camera image) and the oracle actor.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--model", default=os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
                      help="model for --planner openai")
     run.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    run.add_argument("--reasoner", default=RunConfig.reasoner, help="oracle")
-    run.add_argument("--actor", default=RunConfig.actor, help="oracle")
+    run.add_argument("--reasoner", default=RunConfig.reasoner,
+                     help="default (the shipped learned reasoner), ns, ofa, oracle, a "
+                          "checkpoint dir, or http://HOST:PORT of `codeplan serve vrs`")
+    run.add_argument("--actor", default=RunConfig.actor,
+                     help="oracle, cliport, or a CLIPort checkpoint dir")
     run.add_argument("--situations", default="none", help="none, dkprompt, hard or drop=0.2,...")
     run.add_argument("--runs-dir", type=Path, default=Path("runs"))
     run.add_argument("--max-plans", type=int, default=RunConfig.max_plans)

@@ -25,7 +25,7 @@ class EvalSpec:
     seed_start: int = 1000  # test seeds, disjoint from the 0-based seeds used while developing
     situations: str = "dkprompt"
     actor: str = "oracle"
-    reasoner: str = "oracle"
+    reasoner: str = "default"
     planner: str = "offline"
     workers: int = 1
     out_dir: Path = Path("results/closed-loop")

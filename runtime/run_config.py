@@ -17,7 +17,7 @@ class RunConfig:
     mode: str = "progress"
     planner: str = "offline"
     planner_options: dict[str, Any] = field(default_factory=dict)  # model, base_url, path
-    reasoner: str = "oracle"
+    reasoner: str = "default"  # the shipped learned reasoner (vrs.loading.DEFAULT)
     actor: str = "oracle"
     situations: str = "none"
     runs_dir: Path = Path("runs")

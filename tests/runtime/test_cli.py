@@ -75,7 +75,8 @@ def test_run_with_embedded_defaults_prints_one_json_object(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["success"] is True and data["mode"] == "progress"
-    assert (data["planner"], data["reasoner"], data["actor"]) == ("offline", "oracle", "oracle")
+    # The learned reasoner is the default; the actor is still the oracle (no CLIPort checkpoint).
+    assert (data["planner"], data["reasoner"], data["actor"]) == ("offline", "default", "oracle")
     for key in ("actions", "retries", "replans", "questions"):
         assert isinstance(data[key], int)
     assert data["final_scene"]["objects"] and data["run_dir"].startswith(str(tmp_path))
@@ -107,5 +108,7 @@ def test_bench_sandbox_json_reports_run_and_call_costs():
     out = codeplan("bench", "sandbox", "--runs", "5", "--calls", "50", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert 0 < data["trivial_run_ms"]["median"] <= data["typical_run_ms"]["median"]
+    # Figures only, no comparison between timings: on a loaded machine either can be larger.
+    for key in ("trivial_run_ms", "typical_run_ms"):
+        assert 0 < data[key]["median"] <= data[key]["p90"] and data[key]["n"] == 5
     assert data["per_call_us"] > 0 and data["runs"] == 5
