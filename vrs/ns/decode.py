@@ -17,6 +17,7 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from vrs.ns.config import NsConfig
+from vrs.ns.support import resolve_stacks
 
 STAND = "stand"
 
@@ -68,12 +69,14 @@ def unique_by_name(detections: list[Detection]) -> list[Detection]:
 
 
 def scene_from_detections(detections: list[Detection], config: NsConfig) -> Scene:
-    """The symbolic scene: world positions by back-projection, relations by the scene rules."""
+    """The symbolic scene: world positions by back-projection (blocks that would share space
+    are stacked, `support.resolve_stacks`), relations by the scene rules."""
     dets = unique_by_name(detections)
     if not dets:
         return Scene([], [])
     uv = np.array([(d.u, d.v) for d in dets])
-    xyz = config.camera.unproject_to_height(uv, np.array([d.z for d in dets]))
+    xyz = resolve_stacks(uv, np.array([d.z for d in dets]),
+                         np.array([d.type == "block" for d in dets]), config.camera)
     objects = [SceneObject(d.name, d.type, d.color, tuple(float(a) for a in p),
                            pixel_coords=(d.u, d.v, 0.0), visible_pixels=20)
                for d, p in zip(dets, xyz, strict=True)]
