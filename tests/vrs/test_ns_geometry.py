@@ -115,3 +115,17 @@ def test_config_round_trips_through_json():
     assert NsConfig.from_json(data) == CONFIG
     with pytest.raises(ValueError, match="unknown ns-vqa config keys"):
         NsConfig.from_json({**data, "bogus": 1})
+
+
+def test_a_stacked_block_seen_at_table_height_is_lifted_onto_the_block_below():
+    from vrs.ns.support import resolve_stacks
+
+    cam = PinholeCamera()
+    lower, upper, apart = (0.5, 0.0, 0.02), (0.5, 0.0, 0.06), (0.5, 0.3, 0.02)
+    uv = cam.project(np.array([lower, upper, apart]))[:, :2]
+    # The height head says "table" for all three: the upper block would sit inside the lower.
+    xyz = resolve_stacks(uv, np.array([0.02, 0.02, 0.02]), np.array([True, True, True]), cam)
+    assert np.allclose(xyz, [lower, upper, apart], atol=1e-6)
+    # A bowl is never lifted, and blocks at different heights are left alone.
+    kept = resolve_stacks(uv, np.array([0.02, 0.06, 0.02]), np.array([True, True, False]), cam)
+    assert np.allclose(kept, [lower, upper, apart], atol=1e-6)

@@ -19,7 +19,7 @@ import numpy as np
 from ravens_env.dimensions import BLOCK_SIZE
 from vrs.ns.camera import PinholeCamera
 
-OVERLAP = 0.8 * BLOCK_SIZE  # metres: closer centres (xy) at one level means interpenetration
+OVERLAP = BLOCK_SIZE  # metres: closer centres (xy) at one level would interpenetrate
 SAME_LEVEL = 0.03  # metres: centre heights closer than this are one level
 MAX_ROUNDS = 6  # a tower of six blocks at most
 
