@@ -79,7 +79,7 @@ def _to_tensor(image: np.ndarray, width: int, height: int) -> torch.Tensor:
     arr = np.asarray(image)
     if arr.ndim != 3 or arr.shape[2] not in (3, 4) or arr.dtype != np.uint8:
         raise ValueError(f"expected an (H, W, 3) uint8 image, got {arr.shape} {arr.dtype}")
-    x = torch.from_numpy(np.ascontiguousarray(arr[..., :3])).permute(2, 0, 1).float()
+    x = torch.from_numpy(np.array(arr[..., :3])).permute(2, 0, 1).float()  # a writable copy
     if x.shape[1:] != (height, width):
         x = F.interpolate(x[None], size=(height, width), mode="bilinear", antialias=True,
                           align_corners=False)[0]
