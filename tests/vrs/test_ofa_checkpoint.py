@@ -13,20 +13,16 @@ from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
 from vrs.ofa.config import preset
 from vrs.ofa.model import OfaVqa
 from vrs.ofa.reasoner import OfaReasoner
-from vrs.ofa.tokenizer import train_tokenizer
 
-SMALL = dict(d_model=32, heads=2, encoder_layers=1, decoder_layers=1,
-             stem_channels=(8, 8, 16, 16))
 QUESTIONS = ["is the red block in the blue bowl?", "what objects are on the table?",
              "how many blocks are there?", "what color is the block in the red bowl?",
              "what is the red block on?"]
 
 
 @pytest.fixture(scope="module")
-def trained():
-    tokenizer = train_tokenizer()
+def trained(tokenizer, small_ofa):
     torch.manual_seed(3)
-    model = OfaVqa(preset("tiny", vocab_size=tokenizer.vocab_size, **SMALL)).eval()
+    model = OfaVqa(preset("tiny", vocab_size=tokenizer.vocab_size, **small_ofa)).eval()
     with torch.no_grad():  # move off the init so a load that kept init weights would differ
         for p in model.parameters():
             p.add_(0.05 * torch.randn_like(p))

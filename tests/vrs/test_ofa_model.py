@@ -18,19 +18,11 @@ from vrs.ofa.tokenizer import (
 )
 from vrs.questions import parse_question, render_question
 
-SMALL = dict(d_model=32, heads=2, encoder_layers=1, decoder_layers=1,
-             stem_channels=(8, 8, 16, 16))
-
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model(tokenizer):
+def model(tokenizer, small_ofa):
     torch.manual_seed(0)
-    return OfaVqa(preset("tiny", vocab_size=tokenizer.vocab_size, **SMALL)).eval()
+    return OfaVqa(preset("tiny", vocab_size=tokenizer.vocab_size, **small_ofa)).eval()
 
 
 def test_tokenizer_training_is_deterministic(tokenizer):

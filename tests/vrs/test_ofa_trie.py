@@ -14,18 +14,9 @@ from vrs.ofa.tokenizer import (
     _random_program,
     answer_vocabulary,
     object_names,
-    train_tokenizer,
 )
 from vrs.ofa.trie import build_tries, constrained_greedy
 from vrs.questions import answer_type, parse_question, render_question
-
-SMALL = dict(d_model=32, heads=2, encoder_layers=1, decoder_layers=1,
-             stem_channels=(8, 8, 16, 16))
-
-
-@pytest.fixture(scope="module")
-def tokenizer():
-    return train_tokenizer()
 
 
 @pytest.fixture(scope="module")
@@ -103,12 +94,12 @@ def test_a_token_that_is_not_allowed_is_refused(tries, tokenizer):
         trie.advance(cursor, tokenizer.separator_id)
 
 
-def test_a_random_model_answers_many_questions_inside_their_answer_type(tokenizer):
+def test_a_random_model_answers_many_questions_inside_their_answer_type(tokenizer, small_ofa):
     rng = np.random.default_rng(7)
     questions = [render_question(_random_program(rng), rng) for _ in range(300)]
     for seed in range(2):
         torch.manual_seed(seed)
-        config = preset("tiny", vocab_size=tokenizer.vocab_size, **SMALL)
+        config = preset("tiny", vocab_size=tokenizer.vocab_size, **small_ofa)
         reasoner = OfaReasoner(OfaVqa(config), tokenizer)
         image = rng.integers(0, 256, (240, 320, 3), dtype=np.uint8)
         for q, a in zip(questions, reasoner.ask(image, questions), strict=True):
