@@ -1,5 +1,6 @@
 """CLEVR-style VQA data for the visual reasoning service: scenes from the simulator's tasks,
-PyBullet or Blender (bpy) renders, balanced questions in the vrs question language, HF datasets + CLEVR files.
+PyBullet or Blender (bpy) renders, balanced questions in the vrs question language, HF datasets
++ CLEVR files.
 
     from datagen import generate
     generate("data/vqa", ["block_bowl", "unseen"], images_per_split=1000, workers=2)

@@ -4,7 +4,7 @@ Each step records what the actor will see and what it must learn: the step in wo
 task's own oracle step, the same words the controller sends), the heightmap before the action
 (uint8 color, float16 height), and the oracle's PickPlace as labels — pick and place pixels and
 the yaw change (the rotation bin is derived from it at training time, so one demo set serves
-any `n_rotations`). Metadata is JSON in a unicode array: files load with `allow_pickle=False`.
+any `n_rotations`). The file format, and reading it without PyBullet, is `datagen.demo_files`.
 
 Episodes use seeds seed_start .. seed_start + n - 1, so a demo set is reproducible from its
 command line; writes are atomic (temp file + rename) and existing episodes are skipped, so an
@@ -14,24 +14,21 @@ interrupted run is finished by running the same command again.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
+from datagen.demo_files import DEMO_FORMAT, episode_path, load_episode, write_episode
 from ravens_env.agents.cliport_actions import action_to_labels
 from ravens_env.agents.oracle import OracleActor
 from ravens_env.env import TabletopEnv
 
-DEMO_FORMAT = "codeplan-demo/1"
+__all__ = ["DEMO_FORMAT", "episode_path", "generate_demos", "load_episode", "record_episode",
+           "write_episode"]
+
 N_ROTATIONS = 36  # only for the bin stored in the metadata (for people reading a file)
-
-
-def episode_path(out: str | Path, task: str, seed: int) -> Path:
-    """Where the episode of `task` with `seed` lives in a demo directory."""
-    return Path(out) / f"{task}-{seed:06d}.npz"
 
 
 def record_episode(env: TabletopEnv, task: str, seed: int) -> dict[str, np.ndarray]:
@@ -67,28 +64,6 @@ def record_episode(env: TabletopEnv, task: str, seed: int) -> dict[str, np.ndarr
         "yaw_change": np.asarray([s["yaw_change"] for s in steps], np.float32),
         "meta": np.array(json.dumps(meta)),
     }
-
-
-def write_episode(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
-    """Atomic write: a temp file in the same directory, then a rename over `path`."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:  # a file object: numpy must not append its own suffix
-            np.savez_compressed(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def load_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
-    """(arrays, metadata) of one demo file; no pickles are ever loaded."""
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files if k != "meta"}
-        meta = json.loads(str(data["meta"]))
-    if meta.get("format") != DEMO_FORMAT:
-        raise ValueError(f"{path}: demo format {meta.get('format')!r} is not {DEMO_FORMAT!r}")
-    return arrays, meta
 
 
 def generate_demos(task: str, n: int, out: str | Path, seed_start: int = 0,

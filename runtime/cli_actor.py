@@ -20,6 +20,8 @@ from pathlib import Path
 from runtime.cli_args import non_negative_int as _count
 from runtime.cli_args import positive_int as _positive
 
+LANGUAGE_CHOICES = ("minilm", "minilm+rgb", "hash", "hash+rgb")
+
 
 def add_demos_subcommand(datagen_subparsers: argparse._SubParsersAction) -> None:
     """Add `demos` to the `datagen` group: oracle demonstrations for the actor."""
@@ -35,6 +37,30 @@ def add_demos_subcommand(datagen_subparsers: argparse._SubParsersAction) -> None
 
 
 add_demos_parser = add_demos_subcommand  # the name the brief used
+
+
+def add_embeddings_subcommand(datagen_subparsers: argparse._SubParsersAction) -> None:
+    """Add `embeddings` to the `datagen` group: the demos' instructions, embedded once."""
+    p = datagen_subparsers.add_parser(
+        "embeddings", help="embed the demos' instructions (train where the encoder is absent)")
+    p.add_argument("--demos", type=Path, required=True, help="directory of demo .npz files")
+    p.add_argument("--out", type=Path, required=True, help="the .npz of vectors to write")
+    p.add_argument("--language", choices=LANGUAGE_CHOICES, default="minilm")
+    p.set_defaults(handler=_embeddings)
+
+
+def _embeddings(args: argparse.Namespace) -> int:
+    from datagen.demo_files import demo_instructions
+    from ravens_env.models.language import make_encoder, save_embeddings
+
+    try:
+        texts = demo_instructions(args.demos)
+    except FileNotFoundError as e:
+        raise ValueError(str(e)) from None
+    n = save_embeddings(make_encoder(args.language), texts, args.out)
+    print(f"{n} distinct instructions of {len(texts)} steps embedded with {args.language}: "
+          f"{args.out}")
+    return 0
 
 
 def _demos(args: argparse.Namespace) -> int:
@@ -65,12 +91,19 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
     p.add_argument("--batch-size", type=_positive, default=8)
     p.add_argument("--preset", choices=("cpu", "gpu"), default="cpu")
     p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
-    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--lr", type=float, default=1e-4, help="peak learning rate")
+    p.add_argument("--max-demos", type=_positive, default=None, metavar="N",
+                   help="train on the first N demo files only (lowest seeds), e.g. 100")
+    p.add_argument("--warmup", type=_count, default=200, help="linear warmup steps, then cosine")
+    p.add_argument("--embeddings", type=Path, default=None,
+                   help="precomputed instruction vectors (`codeplan datagen embeddings`) for "
+                        "a machine without the sentence encoder")
     p.add_argument("--checkpoint-every", type=_positive, default=500, metavar="N")
     p.add_argument("--workers", type=_count, default=0, help="DataLoader worker processes")
     p.add_argument("--seed", type=_count, default=0)
-    p.add_argument("--language", choices=("minilm", "hash"), default=None,
-                   help="sentence encoder (default: the preset's, minilm)")
+    p.add_argument("--language", choices=LANGUAGE_CHOICES, default=None,
+                   help="sentence encoder (default: the preset's, minilm); +rgb appends the "
+                        "lexicon RGB of the colors a step names (helps unseen colors)")
     p.add_argument("--no-augment", action="store_true", help="no rotation augmentation")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -84,7 +117,9 @@ def _train_actor(args: argparse.Namespace) -> int:
                           batch_size=args.batch_size, preset=args.preset, lr=args.lr,
                           checkpoint_every=args.checkpoint_every, resume=args.resume,
                           seed=args.seed, workers=args.workers, augment=not args.no_augment,
-                          language=args.language, progress=not (args.no_progress or args.json))
+                          language=args.language, warmup=args.warmup, embeddings=args.embeddings,
+                          max_demos=args.max_demos,
+                          progress=not (args.no_progress or args.json))
     try:
         summary = train_actor(spec)
     except FileNotFoundError as e:  # no demos: bad input, one line and exit 2

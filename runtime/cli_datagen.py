@@ -44,9 +44,10 @@ def add_datagen_parser(subparsers) -> None:
                           "arm is pybullet-only)")
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")
-    from runtime.cli_actor import add_demos_subcommand
+    from runtime.cli_actor import add_demos_subcommand, add_embeddings_subcommand
 
     add_demos_subcommand(dsub)  # `datagen demos`: oracle demonstrations for the actor
+    add_embeddings_subcommand(dsub)  # `datagen embeddings`: their instructions, embedded once
     vqa.set_defaults(handler=_vqa)
     datagen.set_defaults(handler=lambda args: datagen.print_help() or 2)
 

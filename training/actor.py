@@ -28,10 +28,16 @@ from tqdm import tqdm
 
 from ravens_env.agents.cliport_checkpoint import save_checkpoint
 from ravens_env.models.config import CliportConfig, preset
-from ravens_env.models.language import make_encoder
+from ravens_env.models.language import (
+    CachedEncoder,
+    PrecomputedEncoder,
+    language_dim,
+    make_encoder,
+)
 from ravens_env.models.policy import CliportModel, count_parameters
 from training.actor_data import DemoDataset
 from training.actor_state import latest_checkpoint, load_training_state, save_training_state
+from training.schedules import cosine_with_warmup
 
 
 @dataclass
@@ -43,7 +49,9 @@ class TrainActorSpec:
     steps: int
     batch_size: int = 8
     preset: str = "cpu"
-    lr: float = 1e-4  # Transporter's learning rate
+    lr: float = 1e-4  # Transporter's learning rate (its peak here)
+    warmup: int = 200  # linear warmup steps, then cosine decay to min_lr_ratio * lr
+    min_lr_ratio: float = 0.1
     weight_decay: float = 1e-4
     checkpoint_every: int = 500
     keep_checkpoints: int = 2
@@ -52,6 +60,8 @@ class TrainActorSpec:
     workers: int = 0  # DataLoader worker processes
     augment: bool = True
     language: str | None = None  # override the preset's encoder (e.g. "hash" without MiniLM)
+    embeddings: Path | None = None  # precomputed instruction vectors (a machine without MiniLM)
+    max_demos: int | None = None  # train on the first N demo files only (lowest seeds)
     config_overrides: dict = field(default_factory=dict)  # any CliportConfig field
     log_every: int = 10
     progress: bool = True
@@ -64,6 +74,9 @@ class TrainActorSpec:
                 out.append(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
+        if self.warmup < 0 or not 0 <= self.min_lr_ratio <= 1:
+            out.append(f"warmup must be >= 0 and min_lr_ratio in [0, 1], got {self.warmup}, "
+                       f"{self.min_lr_ratio}")
         return out
 
 
@@ -90,6 +103,7 @@ def resolve_config(spec: TrainActorSpec) -> tuple[CliportConfig, Path | None]:
     overrides = dict(spec.config_overrides)
     if spec.language:
         overrides["language"] = spec.language
+        overrides.setdefault("lang_dim", language_dim(spec.language))
     return preset(spec.preset, **overrides), None
 
 
@@ -114,46 +128,63 @@ def train_actor(spec: TrainActorSpec) -> dict:
     accelerator = Accelerator()
     set_seed(spec.seed)
     config, ckpt = resolve_config(spec)
-    encoder = make_encoder(config.language, config.lang_dim, config.language_path)
-    dataset = DemoDataset(spec.demos, config, encoder, augment=spec.augment)
+    dataset = DemoDataset(spec.demos, config, _encoder(spec, config), augment=spec.augment,
+                          max_episodes=spec.max_demos)
+    torch.backends.cudnn.benchmark = True  # fixed input sizes: let cuDNN pick its fastest convs
     model = CliportModel(config)
     params = count_parameters(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
-    model, optimizer, loader = accelerator.prepare(model, optimizer, _make_loader(dataset, spec))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: cosine_with_warmup(
+        s, spec.warmup, spec.steps, spec.min_lr_ratio))
+    model, optimizer, scheduler, loader = accelerator.prepare(
+        model, optimizer, scheduler, _make_loader(dataset, spec))
     start = load_training_state(accelerator, ckpt)["step"] if ckpt else 0
     begin = time.perf_counter()
-    last = _loop(accelerator, model, optimizer, loader, spec, config, start)
+    last = _loop(accelerator, model, (optimizer, scheduler), loader, spec, config, start)
     seconds = time.perf_counter() - begin
     if accelerator.is_main_process:
         save_checkpoint(accelerator.unwrap_model(model), config, spec.out)
     accelerator.wait_for_everyone()
     done = max(spec.steps - start, 0)
     return {"out": str(spec.out), "preset": config.preset, "parameters": params["total"],
-            "demo_steps": len(dataset), "start_step": start, "steps": max(spec.steps, start),
+            "demo_episodes": len(dataset.files), "demo_steps": len(dataset),
+            "start_step": start, "steps": max(spec.steps, start),
             "seconds": round(seconds, 2),
             "steps_per_s": round(done / seconds, 3) if done and seconds > 0 else 0.0,
             "device": str(accelerator.device), "processes": accelerator.num_processes, **last}
 
 
-def _loop(accelerator: Accelerator, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-          loader: DataLoader, spec: TrainActorSpec, config: CliportConfig, step: int) -> dict:
-    """Optimise from `step` to `spec.steps`, checkpointing and logging; returns last losses."""
+def _encoder(spec: TrainActorSpec, config: CliportConfig) -> CachedEncoder:
+    """The config's sentence encoder, or vectors it computed earlier (`spec.embeddings`)."""
+    if spec.embeddings is None:
+        return make_encoder(config.language, config.lang_dim, config.language_path)
+    return PrecomputedEncoder.load(spec.embeddings, config.language, config.lang_dim)
+
+
+def _loop(accelerator: Accelerator, model: torch.nn.Module, optim: tuple, loader: DataLoader,
+          spec: TrainActorSpec, config: CliportConfig, step: int) -> dict:
+    """Optimise from `step` to `spec.steps`, checkpointing and logging; returns last losses.
+    `optim` is (optimizer, lr scheduler), both prepared by accelerate."""
+    optimizer, scheduler = optim
     model.train()
     batches, last, start = _batches(loader), {}, time.perf_counter()
     log = Path(spec.out) / "train_log.jsonl"
     bar = tqdm(total=spec.steps, initial=min(step, spec.steps), desc="train actor", unit="step",
                disable=not (spec.progress and accelerator.is_local_main_process))
     while step < spec.steps:
+        lr = scheduler.get_last_lr()[0]  # the rate this step uses
         losses = actor_losses(model, next(batches))
         accelerator.backward(losses["loss"])
         optimizer.step()
+        scheduler.step()
         optimizer.zero_grad(set_to_none=True)
         step += 1
         last = {k: round(float(v.detach()), 4) for k, v in losses.items()}
         bar.update(1)
         bar.set_postfix(pick=last["pick"], place=last["place"])
         if step % spec.log_every == 0 and accelerator.is_main_process:
-            record = {"step": step, **last, "seconds": round(time.perf_counter() - start, 2)}
+            record = {"step": step, **last, "lr": lr,
+                      "seconds": round(time.perf_counter() - start, 2)}
             with log.open("a") as f:
                 f.write(json.dumps(record) + "\n")
         if step % spec.checkpoint_every == 0 or step == spec.steps:

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import Dataset
 
-from datagen.demos import load_episode
+from datagen.demo_files import load_episode
 from ravens_env.agents.cliport_actions import yaw_to_bin
 from ravens_env.models.config import CliportConfig
 from ravens_env.models.language import CachedEncoder
@@ -76,12 +76,15 @@ def random_rotation(rng: np.random.Generator, labels: np.ndarray,
 
 
 class DemoDataset(Dataset):
-    """Every step of every `*.npz` demo in `demo_dir`; items are dicts of tensors."""
+    """Every step of every `*.npz` demo in `demo_dir` (or of its first `max_episodes` files in
+    name order, i.e. the lowest seeds: "trained on 100 demos" is reproducible); items are dicts
+    of tensors."""
 
     def __init__(self, demo_dir: str | Path, config: CliportConfig, encoder: CachedEncoder,
-                 augment: bool = True, cache_episodes: int = 64) -> None:
+                 augment: bool = True, cache_episodes: int = 64,
+                 max_episodes: int | None = None) -> None:
         self.config, self.augment, self.cache_size = config, augment, cache_episodes
-        self.files = sorted(Path(demo_dir).glob("*.npz"))
+        self.files = sorted(Path(demo_dir).glob("*.npz"))[:max_episodes]  # lowest seeds first
         if not self.files:
             raise FileNotFoundError(f"no demo files (*.npz) in {demo_dir}")
         self.index: list[tuple[int, int]] = []  # (file, step)

@@ -10,6 +10,7 @@ An episode succeeds when the task's own success check holds at the end. Episode 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from tqdm import tqdm
@@ -34,17 +35,23 @@ def step_holds(scene: Scene, instruction: str) -> bool:
 
 
 def run_actor_episode(env: TabletopEnv, actor: CliportActor, task: str, seed: int) -> dict:
-    """One episode driven by the actor on the oracle's steps: {'success', 'steps', 'held'}."""
+    """One episode driven by the actor on the oracle's steps: {'success', 'steps', 'held',
+    'act_ms'}; a step that did not hold is asked again (as the task's oracle would), until
+    the task's `max_steps` run out."""
     obs = env.reset(task, seed)
-    held = []
+    held, act_ms = [], []
     for _ in range(env.task.max_steps):
         scene = env.scene(visibility=False)
         step = env.task.oracle_step(scene)
         if step is None:
             break
-        obs = env.execute(actor.act(obs, step, known_objects=scene.names()))
+        start = time.perf_counter()
+        action = actor.act(obs, step, known_objects=scene.names())
+        act_ms.append(round(1000 * (time.perf_counter() - start), 2))
+        obs = env.execute(action)
         held.append(step_holds(env.scene(visibility=False), step))
-    return {"seed": seed, "success": env.success(), "steps": len(held), "held": sum(held)}
+    return {"seed": seed, "success": env.success(), "steps": len(held), "held": sum(held),
+            "act_ms": act_ms}
 
 
 def eval_actor(checkpoint: str | Path, task: str, episodes: int,
@@ -62,10 +69,14 @@ def eval_actor(checkpoint: str | Path, task: str, episodes: int,
     steps = sum(r["steps"] for r in runs)
     held = sum(r["held"] for r in runs)
     lo, hi = wilson_interval(wins, episodes)
+    step_lo, step_hi = wilson_interval(held, steps) if steps else (0.0, 1.0)
+    act_ms = sorted(ms for r in runs for ms in r["act_ms"])
     return {"task": task, "checkpoint": str(checkpoint), "success_rate": wins / episodes,
             "ci95": [round(lo, 4), round(hi, 4)], "episodes": episodes, "steps": steps,
-            "step_success_rate": held / steps if steps else 0.0, "seed_start": seed_start,
-            "runs": runs}
+            "step_success_rate": held / steps if steps else 0.0,
+            "step_ci95": [round(step_lo, 4), round(step_hi, 4)],
+            "act_ms_p50": act_ms[len(act_ms) // 2] if act_ms else None,
+            "device": device, "seed_start": seed_start, "runs": runs}
 
 
 def format_eval(result: dict) -> str:
@@ -74,4 +85,6 @@ def format_eval(result: dict) -> str:
     wins = round(result["success_rate"] * result["episodes"])
     return (f"{result['task']}: {wins}/{result['episodes']} episodes succeeded = "
             f"{100 * result['success_rate']:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)\n"
-            f"steps: {result['steps']}, step success {100 * result['step_success_rate']:.1f}%")
+            f"steps: {result['steps']}, step success {100 * result['step_success_rate']:.1f}% "
+            f"(95% CI {100 * result['step_ci95'][0]:.1f}-{100 * result['step_ci95'][1]:.1f}%), "
+            f"p50 action time {result['act_ms_p50']} ms on {result['device']}")

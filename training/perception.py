@@ -15,7 +15,6 @@ as config.json + model.safetensors (`vrs.loading.load_reasoner(OUT)`).
 from __future__ import annotations
 
 import csv
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from training.actor_state import latest_checkpoint, load_training_state, save_tr
 from training.perception_data import SceneImages
 from training.perception_eval import detection_metrics
 from training.perception_loss import detector_losses
+from training.schedules import cosine_with_warmup
 from vrs.ns.checkpoint import save_detector
 from vrs.ns.config import NsConfig
 from vrs.ns.model import DetectorNet
@@ -63,14 +63,6 @@ class TrainPerceptionSpec:
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
         return out
-
-
-def cosine_with_warmup(step: int, warmup: int, total: int) -> float:
-    """Learning-rate factor: linear 0->1 over `warmup` steps, then cosine 1->0 at `total`."""
-    if step < warmup:
-        return (step + 1) / warmup
-    progress = (step - warmup) / max(total - warmup, 1)
-    return 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
 
 
 def train_perception(spec: TrainPerceptionSpec) -> dict:

@@ -38,6 +38,7 @@ from accelerate.utils import set_seed
 from tqdm import tqdm
 
 from training.actor_state import latest_checkpoint, load_training_state, save_training_state
+from training.schedules import cosine_with_warmup
 from training.vqa_data import (
     IGNORE,
     MixtureSampler,
@@ -136,14 +137,6 @@ class TrainVqaSpec:
             raise ValueError("; ".join(problems))
 
 
-def lr_factor(step: int, warmup: int, total: int, floor: float) -> float:
-    """Multiplier of the base lr at `step`: linear warmup to 1, cosine down to `floor`."""
-    if step < warmup:
-        return (step + 1) / warmup
-    progress = min(1.0, (step - warmup) / max(1, total - warmup))
-    return floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
-
-
 def vqa_loss(model: torch.nn.Module, batch: dict[str, torch.Tensor],
              label_smoothing: float = 0.0) -> torch.Tensor:
     """Teacher-forced cross-entropy over answer tokens + EOS, averaged per question first, then
@@ -234,7 +227,7 @@ def _setup(spec: TrainVqaSpec) -> Run:
                              seed=(spec.seed, accelerator.process_index))
     optimizer = _optimizer(model, spec)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: lr_factor(s, spec.warmup, spec.steps, spec.min_lr_ratio))
+        optimizer, lambda s: cosine_with_warmup(s, spec.warmup, spec.steps, spec.min_lr_ratio))
     model, optimizer = accelerator.prepare(model, optimizer)
     accelerator.register_for_checkpointing(scheduler)
     counters = {"step": 0, "samples": 0, "wall_s": 0.0, "train_s": 0.0}

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CONFIG_FORMAT = "codeplan-cliport/1"
-LANGUAGES = ("minilm", "hash", "clip")
+LANGUAGES = ("minilm", "hash", "clip", "minilm+rgb", "hash+rgb")
 QUERY_MODES = ("input", "features")
 CORRELATIONS = ("fft", "conv")
 
@@ -40,8 +40,10 @@ class CliportConfig:
     kernel_dim: int = 3  # channels of key/query features that are cross-correlated
     n_rotations: int = 36  # place rotation bins (10 degrees each)
     crop_size: int = 64  # query crop side in pixels, centred on the pick pixel
+    min_place_distance_px: float = 8.0  # acting never places within this of the pick (2.5 cm)
     lang_dim: int = 384  # sentence embedding size (all-MiniLM-L6-v2)
-    language: str = "minilm"  # minilm | hash (unit tests only) | clip (local weights)
+    language: str = "minilm"  # minilm | hash (unit tests only) | clip (local weights); "+rgb":
+    # lexicon RGB of the named colors appended (lang_dim + 6), see models/color_words.py
     language_path: str = ""  # clip: a local directory with CLIP text weights
     query_mode: str = "features"  # features: rotate query features | input: rotate input crops
     correlation: str = "fft"  # fft | conv (the same numbers; conv is what CLIPort runs)

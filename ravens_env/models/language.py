@@ -6,6 +6,8 @@
 - `hash`: a tiny deterministic stand-in (hashed unigrams + bigrams, unit norm) for unit tests on
   machines without the package. It tells "red block in blue bowl" from "blue block in red
   bowl", but knows no synonyms — never use it for a real policy.
+- `<any>+rgb`: the base encoder's vector followed by the lexicon RGB of the first two colors
+  the text names (`ravens_env.models.color_words`): a grounding prior for unseen colors.
 - `clip`: a hook, not implemented: CLIPort uses CLIP's text transformer (ViT-B/32, 512-d,
   `lang_dim=512`). To add it, load the text tower from a local directory given as
   `config.language_path` (e.g. `transformers.CLIPTextModelWithProjection.from_pretrained(path,
@@ -27,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from ravens_env.models.color_words import RGB_DIM, rgb_features
 
 MINILM_DIM = 384
 
@@ -115,9 +119,85 @@ class MiniLMEncoder(CachedEncoder):
                             show_progress_bar=False)
 
 
-def make_encoder(language: str, dim: int = MINILM_DIM, path: str = "") -> CachedEncoder:
+EMBEDDINGS_FORMAT = "codeplan-embeddings/1"
+
+
+class PrecomputedEncoder(CachedEncoder):
+    """Vectors another machine computed, read from a `.npz` (`save_embeddings`).
+
+    Why: a lent GPU machine has torch but not the MiniLM weights; the demos' few dozen
+    instructions are embedded here once and the vectors travel with the demos. A string that is
+    not in the file is an error naming it, never a silent zero vector.
+    """
+
+    def __init__(self, vectors: dict[str, np.ndarray], name: str, dim: int) -> None:
+        super().__init__()
+        self.name, self.dim = name, dim
+        for text, vec in vectors.items():
+            self._cache[text] = torch.as_tensor(vec, dtype=torch.float32)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        raise KeyError(f"no precomputed {self.name} embedding for {texts[0]!r} "
+                       f"(and {len(texts) - 1} more); recompute the embeddings file")
+
+    @classmethod
+    def load(cls, path: str | Path, language: str, dim: int) -> PrecomputedEncoder:
+        """Read `path`, checking it was made by the encoder the model config names."""
+        with np.load(path, allow_pickle=False) as data:
+            fmt, name = str(data["format"]), str(data["language"])
+            texts, vectors = [str(t) for t in data["texts"]], data["vectors"]
+        if fmt != EMBEDDINGS_FORMAT:
+            raise ValueError(f"{path}: format {fmt!r} is not {EMBEDDINGS_FORMAT!r}")
+        if name != language or vectors.shape[1:] != (dim,):
+            raise ValueError(f"{path} holds {name} vectors of shape {vectors.shape[1:]}; the "
+                             f"model needs {language} vectors of ({dim},)")
+        return cls(dict(zip(texts, vectors, strict=True)), name, dim)
+
+
+def save_embeddings(encoder: CachedEncoder, texts: list[str], path: str | Path) -> int:
+    """Embed the distinct `texts` with `encoder` and write them for `PrecomputedEncoder`;
+    returns how many strings were written."""
+    ordered = sorted(set(texts))
+    vectors = encoder.encode(ordered).numpy().astype(np.float32)  # (N, dim)
+    with open(path, "wb") as f:  # a file object: numpy must not append its own suffix
+        np.savez_compressed(f, format=np.array(EMBEDDINGS_FORMAT),
+                            language=np.array(encoder.name),
+                            texts=np.array(ordered, dtype=str), vectors=vectors)
+    return len(ordered)
+
+
+RGB_SUFFIX = "+rgb"
+
+
+class RgbSuffixEncoder(CachedEncoder):
+    """A sentence encoder's vector followed by the lexicon RGB of the colors the text names
+    (`ravens_env.models.color_words`): language "<base>+rgb", dim base + RGB_DIM."""
+
+    def __init__(self, base: CachedEncoder) -> None:
+        super().__init__()
+        self.base, self.name, self.dim = base, base.name + RGB_SUFFIX, base.dim + RGB_DIM
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        sentence = self.base.encode(texts).numpy()  # (N, base.dim)
+        colors = np.stack([rgb_features(t) for t in texts])  # (N, RGB_DIM)
+        return np.concatenate([sentence, colors], axis=1)
+
+
+def language_dim(language: str, base_dim: int = MINILM_DIM) -> int:
+    """The vector size a language name implies ("minilm" 384, "minilm+rgb" 390)."""
+    return base_dim + (RGB_DIM if language.endswith(RGB_SUFFIX) else 0)
+
+
+def make_encoder(language: str, dim: int | None = None, path: str = "") -> CachedEncoder:
     """The encoder a config names (`config.language`, `config.lang_dim`,
-    `config.language_path`)."""
+    `config.language_path`; dim defaults to what the name implies); a "+rgb" suffix appends
+    the named colors' lexicon RGB."""
+    dim = language_dim(language) if dim is None else dim
+    if language.endswith(RGB_SUFFIX):
+        base = language.removesuffix(RGB_SUFFIX)
+        if dim <= RGB_DIM:
+            raise ValueError(f"language {language!r} needs lang_dim > {RGB_DIM}, got {dim}")
+        return RgbSuffixEncoder(make_encoder(base, dim - RGB_DIM, path))
     if language == "minilm":
         if dim != MINILM_DIM:
             raise ValueError(f"all-MiniLM-L6-v2 embeds in {MINILM_DIM} dims, config has {dim}")

@@ -65,12 +65,30 @@ class CliportModel(nn.Module):
         pick_p = pick_logits.flatten(1).softmax(dim=1)  # (B, H*W)
         pick_score, pick_idx = pick_p.max(dim=1)
         pick = torch.stack([pick_idx // w, pick_idx % w], dim=1)  # (B, 2) (row, col)
-        place_p = self.place(x, lang, pick).flatten(1).softmax(dim=1)  # (B, R*H*W)
+        place_logits = away_from_pick(self.place(x, lang, pick), pick,
+                                      self.config.min_place_distance_px)
+        place_p = place_logits.flatten(1).softmax(dim=1)  # (B, R*H*W)
         place_score, place_idx = place_p.max(dim=1)
         rot, rest = place_idx // (h * w), place_idx % (h * w)
         return [Prediction((int(pick[i, 0]), int(pick[i, 1])),
                            (int(rest[i] // w), int(rest[i] % w)), int(rot[i]),
                            float(pick_score[i]), float(place_score[i])) for i in range(b)]
+
+
+def away_from_pick(place_logits: torch.Tensor, pick: torch.Tensor,
+                   radius_px: float) -> torch.Tensor:
+    """Place logits (B, R, H, W) with every pixel closer than `radius_px` to the pick (B, 2)
+    set to -inf. Why: placing where the object already is does nothing, yet the transport
+    correlation scores the picked object's own location highly (a crop matches itself best),
+    which was the main failure on stacking steps ("put the blue block on the purple block"
+    answered by putting it back down)."""
+    if radius_px <= 0:
+        return place_logits
+    h, w = place_logits.shape[-2:]
+    rows = torch.arange(h, device=pick.device)[None, :, None] - pick[:, 0, None, None]
+    cols = torch.arange(w, device=pick.device)[None, None, :] - pick[:, 1, None, None]
+    near = (rows**2 + cols**2) < radius_px**2  # (B, H, W)
+    return place_logits.masked_fill(near[:, None], float("-inf"))
 
 
 def count_parameters(model: nn.Module) -> dict[str, int]:

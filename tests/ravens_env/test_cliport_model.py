@@ -137,3 +137,18 @@ def test_minilm_loads_offline_and_embeds_in_384_dims():
                     "stack all the blocks"])
     assert e.shape == (3, 384)
     assert float(e[0] @ e[1]) > float(e[0] @ e[2])  # paraphrases are closer
+
+
+def test_places_near_the_pick_are_never_chosen():
+    from ravens_env.models.policy import away_from_pick
+
+    logits = torch.zeros(1, 2, 20, 10)
+    logits[0, 1, 5, 5] = 9.0  # the best cell sits on the pick itself
+    logits[0, 0, 15, 5] = 1.0
+    pick = torch.tensor([[5, 5]])
+    masked = away_from_pick(logits, pick, 3.0)
+    assert torch.isinf(masked[0, :, 5, 5]).all() and torch.isinf(masked[0, :, 3, 4]).all()
+    assert masked[0, :, 2, 5].isfinite().all()  # exactly 3 px away is allowed
+    best = masked.flatten(1).argmax(dim=1).item()
+    assert best == (0 * 20 + 15) * 10 + 5
+    assert torch.equal(away_from_pick(logits, pick, 0.0), logits)

@@ -30,9 +30,9 @@ def test_a_cliport_checkpoint_directory_is_an_actor(env, tmp_path):
 
 
 def test_unknown_actors_and_reasoners_are_named(env, tmp_path):
-    with pytest.raises(ValueError, match="unknown actor 'nowhere'.*oracle"):
+    with pytest.raises(ValueError, match=r"unknown actor 'nowhere'.*oracle"):
         make_actor("nowhere", env)
-    with pytest.raises(ValueError, match="unknown reasoner 'nowhere'.*http://"):
+    with pytest.raises(ValueError, match=r"unknown reasoner 'nowhere'.*http://"):
         make_reasoner("nowhere", env)
 
 

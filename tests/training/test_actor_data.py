@@ -81,3 +81,22 @@ def test_augmented_items_keep_the_pick_on_top_of_the_block(demo_dir, tiny):
         picks.add((row, col))
         assert float(item["image"][3, row, col]) == pytest.approx(block_top, abs=0.1)
     assert picks - {stored}, "no item was turned"
+
+
+def test_training_code_imports_without_the_simulator():
+    """A lent GPU machine has torch but no PyBullet: reading demos and training must not
+    import the simulator (only recording demos does)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['pybullet'] = None; "
+            "import datagen.demo_files, training.actor, ravens_env.models.language")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-800:]
+
+
+def test_max_episodes_keeps_the_lowest_seeds(demo_dir):
+    full = DemoDataset(demo_dir, preset("cpu", language="hash"), HashEncoder())
+    first = DemoDataset(demo_dir, preset("cpu", language="hash"), HashEncoder(), max_episodes=1)
+    assert len(full.files) == 2 and first.files == full.files[:1]
+    assert len(first) == len(load_episode(full.files[0])[1]["steps"])

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from datagen.demo_files import demo_instructions
 from datagen.demos import load_episode
 from ravens_env.agents.cliport import CliportActor
 from ravens_env.types import Observation
@@ -21,7 +22,7 @@ from training.actor_state import latest_checkpoint
 
 
 def _spec(demos, out, tiny, **kw) -> TrainActorSpec:
-    base = {"batch_size": 2, "augment": False, "progress": False, "language": "hash",
+    base = {"batch_size": 2, "augment": False, "progress": False, "language": "hash", "warmup": 0,
             "config_overrides": {k: v for k, v in tiny.items() if k != "language"}}
     return TrainActorSpec(demos=demos, out=out, **{**base, **kw})
 
@@ -78,6 +79,30 @@ def test_a_step_holds_only_after_it_is_done(env):
     assert not step_holds(env.scene(visibility=False), "put the gold block in the tin bowl")
 
 
+def test_training_reads_precomputed_embeddings_instead_of_the_encoder(demo_dir, tmp_path, tiny):
+    from ravens_env.models.language import HashEncoder, save_embeddings
+
+    vectors = tmp_path / "lang.npz"
+    save_embeddings(HashEncoder(), demo_instructions(demo_dir), vectors)
+    out = tmp_path / "run"
+    summary = train_actor(_spec(demo_dir, out, tiny, steps=1, embeddings=vectors))
+    assert summary["steps"] == 1 and (out / "model.safetensors").is_file()
+    missing = tmp_path / "partial.npz"
+    save_embeddings(HashEncoder(), ["put the gold block in the tin bowl"], missing)
+    with pytest.raises(KeyError, match="no precomputed hash embedding"):
+        train_actor(_spec(demo_dir, tmp_path / "run2", tiny, steps=1, embeddings=missing))
+
+
+def test_the_lr_warms_up_then_decays(demo_dir, tmp_path, tiny):
+    out = tmp_path / "run"
+    train_actor(_spec(demo_dir, out, tiny, steps=8, warmup=4, lr=1e-3, log_every=1,
+                      checkpoint_every=100))
+    lrs = [json.loads(line)["lr"] for line in (out / "train_log.jsonl").read_text().splitlines()]
+    # the lr each step used: warmup 1/4 .. 4/4 of the peak, then a cosine towards 0.1 x peak
+    assert lrs[:5] == pytest.approx([2.5e-4, 5e-4, 7.5e-4, 1e-3, 1e-3])
+    assert lrs[4] > lrs[5] > lrs[6] > lrs[7] > 1e-4
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeplan")
     groups = parser.add_subparsers()
@@ -98,7 +123,11 @@ def test_train_then_eval_from_the_command_line(demo_dir, tmp_path, capsys):
                                  "put-block-in-bowl", "--episodes", "1", "--json"])
     assert args.handler(args) == 0
     result = json.loads(capsys.readouterr().out)
-    assert {"success_rate", "ci95", "episodes", "steps", "step_success_rate"} <= set(result)
+    assert {"success_rate", "ci95", "episodes", "steps", "step_success_rate", "step_ci95",
+            "act_ms_p50"} <= set(result)
+    assert result["act_ms_p50"] > 0 and len(result["runs"][0]["act_ms"]) == result["steps"]
+    lo, hi = result["step_ci95"]
+    assert 0.0 <= lo <= result["step_success_rate"] <= hi <= 1.0
     assert result["episodes"] == 1 and result["steps"] >= 1
     assert 0.0 <= result["ci95"][0] <= result["success_rate"] <= result["ci95"][1] <= 1.0
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from training.perception import TrainPerceptionSpec, cosine_with_warmup, train_perception
+from training.perception import TrainPerceptionSpec, train_perception
+from training.schedules import cosine_with_warmup
 
 
 @pytest.fixture(scope="module")

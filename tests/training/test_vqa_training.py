@@ -11,7 +11,8 @@ import torch
 from safetensors.torch import load_file
 
 from runtime.cli_train_vqa import add_train_vqa_parser, spec_from_args
-from training.vqa import TrainVqaSpec, lr_factor, train_vqa
+from training.schedules import cosine_with_warmup
+from training.vqa import TrainVqaSpec, train_vqa
 from training.vqa_data import MixtureSampler, holdout, load_splits, parse_mix
 from vrs.loading import load_reasoner
 from vrs.ofa.tokenizer import train_tokenizer
@@ -108,10 +109,10 @@ def test_freeze_encoder_from_init_trains_only_the_decoder(overfit, data, tmp_pat
 
 
 def test_the_lr_warms_up_linearly_then_decays_by_cosine():
-    assert lr_factor(0, 10, 110, 0.1) == pytest.approx(0.1)
-    assert lr_factor(9, 10, 110, 0.1) == pytest.approx(1.0)
-    assert lr_factor(60, 10, 110, 0.1) == pytest.approx(0.55)
-    assert lr_factor(110, 10, 110, 0.1) == pytest.approx(0.1)
+    assert cosine_with_warmup(0, 10, 110, 0.1) == pytest.approx(0.1)
+    assert cosine_with_warmup(9, 10, 110, 0.1) == pytest.approx(1.0)
+    assert cosine_with_warmup(60, 10, 110, 0.1) == pytest.approx(0.55)
+    assert cosine_with_warmup(110, 10, 110, 0.1) == pytest.approx(0.1)
 
 
 def test_the_mixture_draws_splits_by_weight_and_batches_are_a_function_of_the_step(data):
