@@ -31,8 +31,9 @@ def make_actor(name: str, env: TabletopEnv) -> Actor:
         return OracleActor(env)
     path = CLIPORT_CHECKPOINT if name == "cliport" else Path(name)
     if not (path / "config.json").is_file():
-        hint = (" (no CLIPort checkpoint is shipped yet: train one with `codeplan train actor`"
-                " and pass its directory)") if name == "cliport" else ""
+        hint = (" (the shipped checkpoint is missing from this checkout: restore "
+                "checkpoints/actor-cliport-cpu or train one, see checkpoints/README.md)"
+                ) if name == "cliport" else ""
         raise ValueError(f"unknown actor {name!r}: no checkpoint at {path}{hint}; "
                          f"actors: {', '.join(ACTORS)}")
     return _load_actor(str(path))

@@ -93,6 +93,21 @@ def test_training_reads_precomputed_embeddings_instead_of_the_encoder(demo_dir, 
         train_actor(_spec(demo_dir, tmp_path / "run2", tiny, steps=1, embeddings=missing))
 
 
+def test_an_rgb_language_run_loads_and_acts(demo_dir, tmp_path, tiny):
+    out = tmp_path / "run"
+    train_actor(_spec(demo_dir, out, tiny, steps=1, language="hash+rgb"))
+    actor = CliportActor(out)
+    assert actor.config.language == "hash+rgb" and actor.config.lang_dim == 384 + 6
+    arrays, meta = load_episode(sorted(demo_dir.glob("*.npz"))[0])
+    obs = Observation(color=arrays["color"][0], height=arrays["height"][0].astype(np.float32),
+                      front_rgb=np.zeros((1, 1, 3), np.uint8),
+                      front_depth=np.zeros((1, 1), np.float32), instruction="", step=0)
+    action = actor.act(obs, meta["steps"][0]["instruction"])
+    pick, place = actor.last_prediction.pick, actor.last_prediction.place
+    assert np.hypot(pick[0] - place[0], pick[1] - place[1]) >= actor.config.min_place_distance_px
+    assert np.isfinite([action.pick, action.place]).all()
+
+
 def test_the_lr_warms_up_then_decays(demo_dir, tmp_path, tiny):
     out = tmp_path / "run"
     train_actor(_spec(demo_dir, out, tiny, steps=8, warmup=4, lr=1e-3, log_every=1,

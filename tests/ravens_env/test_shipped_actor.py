@@ -1,0 +1,35 @@
+"""The shipped CLIPort checkpoint (`--actor cliport`) loads and does what its steps say."""
+
+from __future__ import annotations
+
+import pytest
+
+from ravens_env.env import TabletopEnv
+from runtime.components import CLIPORT_CHECKPOINT, make_actor
+from training.actor_eval import step_holds
+
+SEEDS = range(10_000, 10_006)  # evaluation seeds: never seen in training (demos use 0, 1, ...)
+
+
+@pytest.mark.parametrize("task", ["put-blocks-in-matching-bowls", "stack-blocks"])
+def test_the_shipped_actor_carries_out_first_steps(task):
+    assert (CLIPORT_CHECKPOINT / "model.safetensors").is_file()
+    held = 0
+    with TabletopEnv(task) as env:
+        actor = make_actor("cliport", env)
+        for seed in SEEDS:
+            obs = env.reset(task, seed)
+            scene = env.scene(visibility=False)
+            step = env.task.oracle_step(scene)
+            env.execute(actor.act(obs, step, known_objects=scene.names()))
+            held += step_holds(env.scene(visibility=False), step)
+    assert held >= len(SEEDS) - 1, f"{held}/{len(SEEDS)} first steps held"
+
+
+def test_the_shipped_actor_refuses_objects_that_are_not_there():
+    with TabletopEnv("put-block-in-bowl") as env:
+        obs = env.reset("put-block-in-bowl", 10_000)
+        actor = make_actor("cliport", env)
+        with pytest.raises(ValueError, match="not among the known objects"):
+            actor.act(obs, "put the gold block in the tin bowl",
+                      known_objects=env.scene(visibility=False).names())
