@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from datetime import date
 from pathlib import Path
 
 from runtime.cli_args import positive_int
+from runtime.vqa_suites import SUITES as SUITE_NAMES
 
 
 def _paths(value: str) -> list[Path]:
@@ -56,12 +58,17 @@ def _train_perception(args) -> int:
 def add_eval_vqa_parser(esub) -> None:
     """`codeplan eval vqa`: Table 1 (accuracy per split) for one or more reasoners."""
     p = esub.add_parser("vqa", help="VQA accuracy per split and answer type (Table 1)")
-    p.add_argument("--model", default="default",
-                   help="checkpoint dir(s) or shipped names (default, ns, ofa), comma-separated")
-    p.add_argument("--data", type=Path, default=Path("data/vqa-val"),
-                   help="a `codeplan datagen vqa` output (held-out seeds)")
+    p.add_argument("--suite", default=None, choices=sorted(SUITE_NAMES),
+                   help="a named benchmark (its data, made if missing, its models and the "
+                        "paper's numbers beside ours); writes results/<suite>/<date>/")
+    p.add_argument("--model", default=None,
+                   help="checkpoint dir(s) or shipped names (default, ns, ofa), comma-separated "
+                        "(default: default, or the suite's)")
+    p.add_argument("--data", type=Path, default=None,
+                   help="a `codeplan datagen vqa` output (held-out seeds; default data/vqa-val)")
     p.add_argument("--splits", default=None, help="comma-separated (default: all in the data)")
-    p.add_argument("--out", type=Path, default=Path("results/vqa"))
+    p.add_argument("--out", type=Path, default=None,
+                   help="output dir (default results/vqa, or results/<suite>/<date>)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object ({'accuracy': {split: ...}} for one model)")
     p.set_defaults(handler=_eval_vqa)
@@ -71,20 +78,40 @@ def _eval_vqa(args) -> int:
     from runtime.eval_vqa import evaluate, format_markdown, load_vqa_data, write_outputs
     from vrs.loading import load_reasoner
 
+    suite = _suite_settings(args)
     splits = [s.strip() for s in args.splits.split(",")] if args.splits else None
     data = load_vqa_data(args.data, splits)
     reasoners = [load_reasoner(m.strip()) for m in args.model.split(",") if m.strip()]
     results = [evaluate(r, data, progress=not args.json) for r in reasoners]
     command = "codeplan " + shlex.join(sys.argv[1:])
-    write_outputs(results, args.out, command)
+    reference = suite.reference if suite else {}
+    write_outputs(results, args.out, command, reference)
     light = [{k: v for k, v in r.items() if k != "records"} | {"data": str(args.data)}
              for r in results]
     if args.json:
         print(json.dumps(light[0] if len(light) == 1 else {"results": light}, indent=2))
     else:
-        print(format_markdown(results))
+        print(format_markdown(results, reference))
         print(f"written to {args.out}/ (results.json, table.md, table.csv, answers.jsonl)")
     return 0
+
+
+def _suite_settings(args):  # -> VqaSuite | None; fills args' unset options from the suite
+    """Resolve --suite: its data (made if missing), models, splits and dated output dir."""
+    from runtime.vqa_suites import get_suite, prepare_data
+
+    if args.suite is None:
+        args.model = args.model or "default"
+        args.data = args.data or Path("data/vqa-val")
+        args.out = args.out or Path("results/vqa")
+        return None
+    suite = get_suite(args.suite)
+    args.model = args.model or ",".join(suite.models)
+    args.splits = args.splits or ",".join(suite.splits)
+    args.out = args.out or Path("results") / suite.name / date.today().isoformat()
+    if args.data is None:
+        args.data = prepare_data(suite, progress=not args.json)
+    return suite
 
 
 def add_bench_vqa_parser(bsub) -> None:

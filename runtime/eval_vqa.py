@@ -132,8 +132,10 @@ def _pct(summary: dict) -> str:
     return f"{100 * summary['accuracy']:.1f} [{100 * lo:.1f}–{100 * hi:.1f}]"
 
 
-def format_markdown(results: list[dict]) -> str:
-    """Table 1: one row per model, one column per split, then count and same-color columns."""
+def format_markdown(results: list[dict],
+                    reference: dict[str, dict[str, float]] | None = None) -> str:
+    """Table 1: one row per model, one column per split, then count and same-color columns;
+    `reference` rows ({label: {split: %}}, e.g. the seed paper's) follow, "–" where absent."""
     splits = list(results[0]["splits"])
     head = ["model", *splits, "overall", "count", "same-color in/on", "questions"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -142,6 +144,9 @@ def format_markdown(results: list[dict]) -> str:
         cells = [r["model"], *(_pct(r["splits"][s]) for s in splits), _pct(o),
                  _pct(o["count"]), _pct(o["same_color_relation"]), str(o["n"])]
         lines.append("| " + " | ".join(cells) + " |")
+    for label, by_split in (reference or {}).items():
+        cells = [label, *(f"{by_split[s]:.1f}" if s in by_split else "–" for s in splits)]
+        lines.append("| " + " | ".join(cells + ["–"] * 4) + " |")
     lines.append("")
     lines.append("Accuracy % [95% Wilson CI]. Per answer type (overall):")
     lines.append("")
@@ -155,13 +160,14 @@ def format_markdown(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_outputs(results: list[dict], out: Path, command: str) -> dict:
+def write_outputs(results: list[dict], out: Path, command: str,
+                  reference: dict[str, dict[str, float]] | None = None) -> dict:
     """results.json (without per-question records), table.md, table.csv and answers.jsonl."""
     out.mkdir(parents=True, exist_ok=True)
     light = [{k: v for k, v in r.items() if k != "records"} for r in results]
-    (out / "results.json").write_text(json.dumps({"command": command, "results": light},
-                                                 indent=2) + "\n")
-    (out / "table.md").write_text(f"`{command}`\n\n" + format_markdown(results))
+    (out / "results.json").write_text(json.dumps(
+        {"command": command, "results": light, "reference": reference or {}}, indent=2) + "\n")
+    (out / "table.md").write_text(f"`{command}`\n\n" + format_markdown(results, reference))
     with (out / "table.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["model", "split", "answer_type", "accuracy", "ci_low", "ci_high", "n"])

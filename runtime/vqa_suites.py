@@ -1,0 +1,63 @@
+"""Named VQA benchmark suites for `codeplan eval vqa --suite NAME`: data, models, paper numbers.
+
+Why a suite: a published table must come from one command. A suite fixes the held-out data
+(the exact `codeplan datagen vqa` settings and seeds, made on first use and reused after: the
+generator skips finished shards), the reasoners compared and the reference numbers printed
+beside ours, so `codeplan eval vqa --suite paper-table1` reproduces docs/RESULTS.md's table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# The seed paper's Table 1: fine-tuned OFA-base accuracy (%) per data family; the pre-trained
+# model scored 0% on all of them.
+PAPER_OFA_BASE = {"block_stack": 87.9, "block_bowl": 55.9, "global_table": 49.0, "unseen": 42.2}
+
+
+@dataclass(frozen=True)
+class VqaSuite:
+    """Held-out data settings, the reasoners to compare, and reference rows {label: {split: %}}."""
+
+    name: str
+    data: Path
+    splits: tuple[str, ...]
+    images_per_split: int
+    questions_per_image: int
+    seed_offset: int
+    models: tuple[str, ...]
+    reference: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def datagen_command(self) -> str:
+        """The `codeplan datagen vqa` command line that makes this suite's data."""
+        return (f"codeplan datagen vqa --out {self.data} --splits {','.join(self.splits)} "
+                f"--images-per-split {self.images_per_split} --questions-per-image "
+                f"{self.questions_per_image} --shard-size 100 --seed-offset {self.seed_offset}")
+
+
+SUITES: dict[str, VqaSuite] = {
+    "paper-table1": VqaSuite(
+        name="paper-table1", data=Path("data/vqa-val"),
+        splits=("block_stack", "block_bowl", "global_table", "unseen", "cogent_a", "cogent_b"),
+        images_per_split=200, questions_per_image=10, seed_offset=100_000,
+        models=("ns", "ofa"),
+        reference={"seed paper: OFA-base fine-tuned": PAPER_OFA_BASE}),
+}
+
+
+def get_suite(name: str) -> VqaSuite:
+    """The suite called `name`; ValueError listing the known ones."""
+    if name not in SUITES:
+        raise ValueError(f"unknown VQA suite {name!r}; suites: {', '.join(SUITES)}")
+    return SUITES[name]
+
+
+def prepare_data(suite: VqaSuite, workers: int = 2, progress: bool = True) -> Path:
+    """Make the suite's held-out data if it is missing or unfinished; returns its directory."""
+    from datagen import generate
+
+    generate(suite.data, list(suite.splits), suite.images_per_split,
+             questions_per_image=suite.questions_per_image, shard_size=100, workers=workers,
+             seed_offset=suite.seed_offset, progress=progress)
+    return suite.data
