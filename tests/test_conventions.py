@@ -66,3 +66,15 @@ def test_functions_are_short_enough_to_read_at_a_glance(path):
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             and n.end_lineno - n.lineno + 1 > MAX_FUNCTION_LINES]
     assert not long, f"{path.name}: {long}"
+
+
+CHECKPOINTS = sorted(p for p in (ROOT / "checkpoints").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("ckpt", CHECKPOINTS, ids=[p.name for p in CHECKPOINTS])
+def test_every_shipped_checkpoint_is_small_complete_and_documented(ckpt):
+    """The brief: each checkpoint ≤ 25 MB, config + safetensors, with the command that makes it."""
+    size = sum(f.stat().st_size for f in ckpt.rglob("*") if f.is_file())
+    assert size <= 25 * 2**20, f"{ckpt.name} is {size / 2**20:.1f} MB"
+    assert (ckpt / "config.json").is_file() and (ckpt / "model.safetensors").is_file()
+    assert f"`{ckpt.name}`" in (ROOT / "checkpoints" / "README.md").read_text()
