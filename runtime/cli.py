@@ -16,6 +16,7 @@ from runtime.cli_actor import add_eval_actor_parser, add_train_actor_parser
 from runtime.cli_args import non_negative_int as _non_negative
 from runtime.cli_args import positive_int as _positive
 from runtime.cli_datagen import add_datagen_parser
+from runtime.cli_results import add_results_parser
 from runtime.cli_run import add_run_parser
 from runtime.cli_train_vqa import add_train_vqa_parser
 from runtime.cli_vqa import (
@@ -223,7 +224,7 @@ def _eval_closed_loop(args) -> int:
 
 _COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,
                              _add_train, add_datagen_parser, add_sandbox_parser,
-                             add_serve_parser, add_ask_parser]
+                             add_serve_parser, add_ask_parser, add_results_parser]
 
 if __name__ == "__main__":
     sys.exit(main())

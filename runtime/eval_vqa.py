@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from runtime.provenance import provenance
 from runtime.stats import wilson_interval
 from vrs.reasoner import Answer, Reasoner
 
@@ -165,9 +166,13 @@ def write_outputs(results: list[dict], out: Path, command: str,
     """results.json (without per-question records), table.md, table.csv and answers.jsonl."""
     out.mkdir(parents=True, exist_ok=True)
     light = [{k: v for k, v in r.items() if k != "records"} for r in results]
+    where = provenance()
     (out / "results.json").write_text(json.dumps(
-        {"command": command, "results": light, "reference": reference or {}}, indent=2) + "\n")
-    (out / "table.md").write_text(f"`{command}`\n\n" + format_markdown(results, reference))
+        {"command": command, **where, "results": light, "reference": reference or {}},
+        indent=2) + "\n")
+    header = (f"`{command}`\n\nMachine: {where['machine']}; commit {where['commit']}; "
+              f"{where['date']}; {results[0]['overall']['n']} questions per model.\n\n")
+    (out / "table.md").write_text(header + format_markdown(results, reference))
     with (out / "table.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["model", "split", "answer_type", "accuracy", "ci_low", "ci_high", "n"])

@@ -67,6 +67,7 @@ def test_reference_rows_sit_beside_ours_in_markdown_and_json(vqa_dir, tmp_path):
     write_outputs(results, tmp_path, "codeplan eval vqa", {"paper": {"block_bowl": 55.9}})
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["reference"] == {"paper": {"block_bowl": 55.9}}
+    assert saved["commit"] and "CPU cores" in saved["machine"]  # where the numbers came from
     rows = list(csv.DictReader((tmp_path / "table.csv").open()))
     assert {r["split"] for r in rows} == {*SPLITS, "overall"}
     assert len((tmp_path / "answers.jsonl").read_text().splitlines()) == 24
