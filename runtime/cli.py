@@ -10,12 +10,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from runtime.cli_actor import add_eval_actor_parser, add_train_actor_parser
 from runtime.cli_args import non_negative_int as _non_negative
 from runtime.cli_args import positive_int as _positive
 from runtime.cli_datagen import add_datagen_parser
+from runtime.cli_eval_closed_loop import add_closed_loop_parser
 from runtime.cli_results import add_results_parser
 from runtime.cli_run import add_run_parser
 from runtime.cli_train_vqa import add_train_vqa_parser
@@ -173,20 +173,7 @@ def _bench_sandbox(args) -> int:
 def _add_eval(sub) -> None:
     ev = sub.add_parser("eval", help="evaluations that print rates with 95%% intervals")
     esub = ev.add_subparsers(title="eval commands", metavar="TARGET")
-    cl = esub.add_parser("closed-loop", help="success rate by task and validation mode")
-    cl.add_argument("--task", default="put-blocks-in-mismatched-bowls",
-                    help="task id(s), comma-separated")
-    cl.add_argument("--modes", default="open-loop,success,progress")
-    cl.add_argument("--episodes", type=_positive, default=50)
-    cl.add_argument("--seed-start", type=_non_negative, default=1000)
-    cl.add_argument("--situations", default="dkprompt")
-    cl.add_argument("--actor", default="oracle")
-    cl.add_argument("--reasoner", default="default",
-                    help="default (learned), ns, ofa, oracle, a checkpoint dir or http://...")
-    cl.add_argument("--workers", type=_positive, default=1)
-    cl.add_argument("--out", type=Path, default=Path("results/closed-loop"))
-    cl.add_argument("--json", action="store_true", help="print one JSON object")
-    cl.set_defaults(handler=_eval_closed_loop)
+    add_closed_loop_parser(esub)
     add_eval_actor_parser(esub)
     add_eval_vqa_parser(esub)
     ev.set_defaults(handler=lambda a: ev.print_help() or 2)
@@ -199,27 +186,6 @@ def _add_train(sub) -> None:
     add_train_perception_parser(tsub)
     add_train_vqa_parser(tsub)
     train.set_defaults(handler=lambda a: train.print_help() or 2)
-
-
-def _eval_closed_loop(args) -> int:
-    from ravens_env.situations import parse_situations
-    from ravens_env.tasks import make_task
-    from runtime.controller import MODES
-    from runtime.eval_closed_loop import EvalSpec, format_table, run_eval
-
-    tasks = [t.strip() for t in args.task.split(",") if t.strip()]
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    for t in tasks:
-        make_task(t)
-    bad = [m for m in modes if m not in MODES]
-    if bad or not modes:
-        raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
-    parse_situations(args.situations)
-    spec = EvalSpec(tasks, modes, args.episodes, args.seed_start, args.situations, args.actor,
-                    args.reasoner, workers=args.workers, out_dir=args.out)
-    result = run_eval(spec, progress=not args.json)
-    print(json.dumps(result) if args.json else format_table(result))
-    return 0
 
 
 _COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,

@@ -221,7 +221,21 @@ class Controller:
         self.counters.failed_actions += not result.ok
         frame = self.trace.frame(self.obs.front_rgb, instruction)
         self.trace.event("action", instruction=instruction, action=action.to_dict(),
-                         result=result.to_dict(), frame=frame)
+                         result=result.to_dict(), frame=frame, **self._ground_truth(instruction))
+
+    def _ground_truth(self, instruction: str) -> dict:
+        """{'holds': bool} — whether the step holds in the simulator's ground truth, for the
+        trace only (episode diagnostics); the controller itself never reads it. Empty for an
+        environment without a ground-truth scene."""
+        scene = getattr(self.env, "scene", None)
+        if scene is None:
+            return {}
+        from ravens_env.agents.oracle import step_holds
+
+        try:
+            return {"holds": step_holds(scene(visibility=False), instruction)}
+        except ValueError:  # not a put-step: nothing to check
+            return {}
 
     def _hold(self, claims: list[Claim]) -> None:
         """Check `claims`; redo the ones that fail (in order) until all hold."""

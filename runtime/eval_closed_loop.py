@@ -1,8 +1,10 @@
 """`codeplan eval closed-loop`: success rate by task and validation mode, with 95% intervals.
 
 Every (task, mode, seed) episode is an independent `run_episode` with its own trace under
-`<out>/runs/`, so any episode can be re-run from its seed or replayed from its trace. Episodes
-use seeds seed_start .. seed_start + episodes - 1 for every mode (paired comparison).
+`<out>/runs/`, so any episode can be re-run from its seed (`codeplan run --task T --seed S
+--mode M ...`) or replayed from its trace. Episodes use seeds seed_start .. seed_start +
+episodes - 1 for every mode (a paired comparison), and the result does not depend on the
+number of worker processes: each episode is seeded by its own (task, seed) alone.
 """
 
 from __future__ import annotations
@@ -10,11 +12,15 @@ from __future__ import annotations
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from runtime.episode_diagnostics import CAUSES, diagnose_run
 from runtime.run_config import RunConfig
 from runtime.stats import wilson_interval
+
+COUNTS = ("actions", "failed_actions", "retries", "replans", "questions", "reasoner_calls",
+          "planner_calls", "prompt_tokens", "completion_tokens")
 
 
 @dataclass
@@ -29,6 +35,10 @@ class EvalSpec:
     planner: str = "offline"
     workers: int = 1
     out_dir: Path = Path("results/closed-loop")
+    suite: str | None = None
+    reference: dict = field(default_factory=dict)  # {task: {mode: rate}} shown beside ours
+    reference_label: str = ""
+    reference_episodes: int = 0
 
 
 def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
@@ -39,10 +49,12 @@ def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
                        reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False)
     r = run_episode(config)
+    diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
     return {"task": task, "mode": mode, "seed": seed, "success": r.success,
-            "failure_reason": r.failure_reason, "wall_s": r.wall_s, "run_dir": r.run_dir,
-            **{k: r.counts[k] for k in ("actions", "retries", "replans", "questions",
-                                        "reasoner_calls", "planner_calls")}}
+            "believed_done": r.believed_done, "failure_reason": r.failure_reason,
+            "wall_s": r.wall_s, "situations": spec.situations, "actor": spec.actor,
+            "reasoner": spec.reasoner, "planner": spec.planner, "run_dir": r.run_dir,
+            **{k: r.counts.get(k, 0) for k in COUNTS}, "diagnostics": diagnostics}
 
 
 def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
@@ -72,24 +84,40 @@ def _map(jobs: list, workers: int, progress: bool):
     bar.close()
 
 
+def _cell(eps: list[dict]) -> dict:
+    """Rate, interval, per-episode means and failure causes of one task × mode cell."""
+    wins = sum(e["success"] for e in eps)
+    causes = {c: sum(e["diagnostics"]["failure_cause"] == c for e in eps) for c in CAUSES}
+    return {"rate": wins / len(eps), "wins": wins, "n": len(eps),
+            "ci95": [round(v, 4) for v in wilson_interval(wins, len(eps))],
+            "questions": sum(e["questions"] for e in eps) / len(eps),
+            "reasoner_calls": sum(e["reasoner_calls"] for e in eps) / len(eps),
+            "retries": sum(e["retries"] for e in eps) / len(eps),
+            "wall_s": sum(e["wall_s"] for e in eps) / len(eps),
+            "failure_causes": {c: n for c, n in causes.items() if n}}
+
+
 def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
-    rate: dict = {}
-    ci: dict = {}
-    calls: dict = {}
-    wall: dict = {}
-    for task in spec.tasks:
-        for mode in spec.modes:
-            eps = [e for e in episodes if e["task"] == task and e["mode"] == mode]
-            wins = sum(e["success"] for e in eps)
-            rate.setdefault(task, {})[mode] = wins / len(eps)
-            ci.setdefault(task, {})[mode] = [round(v, 4) for v in wilson_interval(wins, len(eps))]
-            calls.setdefault(task, {})[mode] = sum(e["questions"] for e in eps) / len(eps)
-            wall.setdefault(task, {})[mode] = sum(e["wall_s"] for e in eps) / len(eps)
-    return {"success_rate": rate, "ci95": ci, "questions_per_episode": calls,
-            "wall_s_per_episode": wall, "episodes": spec.episodes,
+    """The summary object `--json` prints: every figure as {task: {mode: value}}."""
+    cells = {t: {m: _cell([e for e in episodes if e["task"] == t and e["mode"] == m])
+                 for m in spec.modes} for t in spec.tasks}
+
+    def per(key: str) -> dict:
+        return {t: {m: cells[t][m][key] for m in spec.modes} for t in spec.tasks}
+
+    by_mode = {m: {c: sum(cells[t][m]["failure_causes"].get(c, 0) for t in spec.tasks)
+                   for c in CAUSES} for m in spec.modes}
+    return {"suite": spec.suite, "success_rate": per("rate"), "ci95": per("ci95"),
+            "successes": per("wins"), "questions_per_episode": per("questions"),
+            "reasoner_calls_per_episode": per("reasoner_calls"),
+            "retries_per_episode": per("retries"), "wall_s_per_episode": per("wall_s"),
+            "failure_causes": per("failure_causes"), "failure_causes_by_mode": by_mode,
+            "episodes": spec.episodes,
             "seeds": [spec.seed_start, spec.seed_start + spec.episodes - 1],
             "situations": spec.situations, "actor": spec.actor, "reasoner": spec.reasoner,
-            "planner": spec.planner, "out_dir": str(spec.out_dir)}
+            "planner": spec.planner, "out_dir": str(spec.out_dir),
+            "reference": {"label": spec.reference_label, "episodes": spec.reference_episodes,
+                          "success_rate": spec.reference}}
 
 
 def format_table(result: dict) -> str:
@@ -103,7 +131,7 @@ def format_table(result: dict) -> str:
     lines.append(f"\n{result['episodes']} episodes per cell, seeds {result['seeds'][0]}-"
                  f"{result['seeds'][1]}, situations {result['situations']}, actor "
                  f"{result['actor']}, reasoner {result['reasoner']}, planner {result['planner']}")
-    q = result["questions_per_episode"]
-    lines.append("questions per episode: " + "; ".join(
+    q = result["reasoner_calls_per_episode"]
+    lines.append("reasoner calls per episode: " + "; ".join(
         f"{t}: " + ", ".join(f"{m} {v:.1f}" for m, v in by.items()) for t, by in q.items()))
     return "\n".join(lines)

@@ -9,29 +9,19 @@ An episode succeeds when the task's own success check holds at the end. Episode 
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 from tqdm import tqdm
 
 from ravens_env.agents.cliport import CliportActor
-from ravens_env.agents.oracle import parse_step
+from ravens_env.agents.oracle import step_holds
 from ravens_env.env import TabletopEnv
-from ravens_env.scene_graph import Scene
 from runtime.stats import wilson_interval
 
+__all__ = ["EVAL_SEED_START", "eval_actor", "format_eval", "run_actor_episode", "step_holds"]
+
 EVAL_SEED_START = 10_000
-
-
-def step_holds(scene: Scene, instruction: str) -> bool:
-    """Does the relation a step asks for hold in `scene`? ('in' for bowls, 'on' otherwise.)"""
-    pick, place = parse_step(instruction)
-    targets = [t.strip() for t in re.split(r"\s+and\s+(?:the\s+)?", place)]
-    if pick not in scene.names() or any(t not in scene.names() for t in targets):
-        return False
-    return all(scene.holds(pick, "in" if scene.get(t).type == "bowl" else "on", t)
-               for t in targets)
 
 
 def run_actor_episode(env: TabletopEnv, actor: CliportActor, task: str, seed: int) -> dict:

@@ -39,11 +39,11 @@ def resolve_checkpoint(spec: str | Path) -> Path:
     """A directory from a shipped name ('ns', 'ofa', 'default') or a path; raises
     CheckpointError naming the path and what is missing."""
     name = str(spec)
-    if name == "default":
+    if name in ("default", "learned"):  # "learned": the paper benchmark's word for it
         name = DEFAULT
     path = SHIPPED.get(name, Path(name))
     if not path.is_dir():
-        known = ", ".join(["default", *SHIPPED])
+        known = ", ".join(["default", "learned", *SHIPPED])
         raise CheckpointError(f"no checkpoint directory at {path} (shipped names: {known})")
     if not (path / "config.json").is_file():
         raise CheckpointError(f"{path} has no config.json; is it a checkpoint directory?")

@@ -83,6 +83,17 @@ def parse_step(instruction: str) -> tuple[str, str]:
     return m.group("pick").lower(), m.group("place").lower()
 
 
+def step_holds(scene: Scene, instruction: str) -> bool:
+    """Does the relation a step asks for hold in `scene`? ('in' for bowls, 'on' otherwise.)
+    Ground truth for evaluation and traces, never for the system under test's decisions."""
+    pick, place = parse_step(instruction)
+    targets = [t.strip() for t in re.split(r"\s+and\s+(?:the\s+)?", place)]
+    if pick not in scene.names() or any(t not in scene.names() for t in targets):
+        return False
+    return all(scene.holds(pick, "in" if scene.get(t).type == "bowl" else "on", t)
+               for t in targets)
+
+
 def _lookup(scene: Scene, name: str):
     try:
         return scene.get(name)

@@ -1,0 +1,49 @@
+"""Named closed-loop benchmark suites for `codeplan eval closed-loop --suite NAME`.
+
+Why: the seed paper's Table 2 is three tasks × three validation modes; one name fixes the
+tasks, the modes, the test seeds and the paper's numbers printed beside ours, so the table in
+docs/RESULTS.md is one command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TEST_SEED_START = 1000  # test seeds; demos train on 0.., the actor's own eval uses 10000..
+
+
+@dataclass(frozen=True)
+class ClosedLoopSuite:
+    """Tasks × modes on fixed seeds, with reference rates {task: {mode: rate}} to show."""
+
+    name: str
+    tasks: tuple[str, ...]
+    modes: tuple[str, ...]
+    seed_start: int = TEST_SEED_START
+    reference_label: str = ""
+    reference: dict[str, dict[str, float]] = field(default_factory=dict)
+    reference_episodes: int = 0
+
+
+# Seed paper, Table 2: success over 15 episodes; "Codeplan" = open-loop, "+Success" = validate
+# the last action, "+Progress" = re-validate every earlier action.
+PAPER_TABLE2 = {
+    "put-blocks-in-matching-bowls": {"open-loop": 0.0, "success": 0.267, "progress": 0.333},
+    "put-darker-blocks-in-matching-bowls": {"open-loop": 0.0, "success": 0.333,
+                                            "progress": 0.533},
+    "put-blocks-in-mismatched-bowls": {"open-loop": 0.067, "success": 0.40, "progress": 0.60},
+}
+
+SUITES: dict[str, ClosedLoopSuite] = {
+    "paper-table2": ClosedLoopSuite(
+        name="paper-table2", tasks=tuple(PAPER_TABLE2), modes=("open-loop", "success", "progress"),
+        reference_label="seed paper (CLIPort + fine-tuned OFA)", reference=PAPER_TABLE2,
+        reference_episodes=15),
+}
+
+
+def get_suite(name: str) -> ClosedLoopSuite:
+    """The suite called `name`; ValueError listing the known ones."""
+    if name not in SUITES:
+        raise ValueError(f"unknown closed-loop suite {name!r}; suites: {', '.join(SUITES)}")
+    return SUITES[name]
