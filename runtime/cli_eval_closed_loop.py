@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 from datetime import date
@@ -68,8 +69,8 @@ def build_spec(args: argparse.Namespace):  # -> EvalSpec
     if bad or not modes:
         raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
     parse_situations(args.situations)
-    out = args.out or (Path("results") / suite.name / date.today().isoformat() if suite
-                       else Path("results/closed-loop"))
+    out = args.out or (Path("results") / results_name(suite.name, args) / date.today().isoformat()
+                       if suite else Path("results/closed-loop"))
     seed_start = args.seed_start if args.seed_start is not None else (
         suite.seed_start if suite else 1000)
     reference = {"reference": suite.reference, "reference_label": suite.reference_label,
@@ -77,6 +78,18 @@ def build_spec(args: argparse.Namespace):  # -> EvalSpec
     return EvalSpec(tasks, modes, args.episodes, seed_start, args.situations, args.actor,
                     args.reasoner, workers=args.workers, out_dir=out,
                     suite=suite.name if suite else None, **reference)
+
+
+DEFAULT_STACK = {"actor": "cliport", "reasoner": "default", "situations": "dkprompt"}
+
+
+def results_name(suite: str, args: argparse.Namespace) -> str:
+    """`paper-table2` for the default stack, else e.g. `paper-table2+actor-oracle`: runs of
+    one suite with other components never overwrite (or pose as) the default stack's table."""
+    tags = [f"{key}-{re.sub(r'[^A-Za-z0-9.=_-]+', '_', Path(str(value)).name)}"
+            for key, value in ((k, getattr(args, k)) for k in DEFAULT_STACK)
+            if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
+    return "+".join([suite, *tags])
 
 
 def _split(text: str) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_BLOCK = re.compile(r"(<!-- results:(?P<suite>[\w.-]+) -->\n)(?P<body>.*?)"
+_BLOCK = re.compile(r"(<!-- results:(?P<suite>[\w.+=-]+) -->\n)(?P<body>.*?)"
                     r"(<!-- /results:(?P=suite) -->)", re.DOTALL)
 
 

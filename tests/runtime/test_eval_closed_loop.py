@@ -44,6 +44,9 @@ def test_the_paper_suite_expands_to_its_tasks_modes_and_dated_results_dir():
     assert spec.out_dir.parts[:2] == ("results", "paper-table2") and spec.seed_start == 1000
     assert spec.reference["put-blocks-in-mismatched-bowls"]["progress"] == 0.60
     assert spec.actor == "cliport" and spec.reasoner == "default"  # the default stack
+    other = build_spec(_parse("--suite", "paper-table2", "--actor", "oracle",
+                              "--reasoner", "learned"))
+    assert other.out_dir.parts[:2] == ("results", "paper-table2+actor-oracle")
 
 
 def test_bad_suites_tasks_and_modes_are_named():
