@@ -2,7 +2,8 @@
 
 `codeplan run` with no arguments runs the embedded defaults: the canonical instruction of
 put-blocks-in-matching-bowls, seed 0, progress mode, offline planner, the shipped learned
-reasoner (it answers from the front camera image) and the oracle actor.
+reasoner (it answers from the front camera image) and the shipped CLIPort-style actor.
+(`RunConfig`'s own default actor stays the scripted oracle, for library use and fast tests.)
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--reasoner", default=RunConfig.reasoner,
                      help="default (the shipped learned reasoner), ns, ofa, oracle, a "
                           "checkpoint dir, or http://HOST:PORT of `codeplan serve vrs`")
-    run.add_argument("--actor", default=RunConfig.actor,
-                     help="oracle, cliport, or a CLIPort checkpoint dir")
+    run.add_argument("--actor", default="cliport",
+                     help="cliport (the shipped learned actor, default), oracle (scripted "
+                          "ground truth: an upper bound), or a CLIPort checkpoint dir")
     run.add_argument("--situations", default="none", help="none, dkprompt, hard or drop=0.2,...")
     run.add_argument("--runs-dir", type=Path, default=Path("runs"))
     run.add_argument("--max-plans", type=int, default=RunConfig.max_plans)

@@ -75,8 +75,8 @@ def test_run_with_embedded_defaults_prints_one_json_object(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["success"] is True and data["mode"] == "progress"
-    # The learned reasoner is the default; the actor is still the oracle (no CLIPort checkpoint).
-    assert (data["planner"], data["reasoner"], data["actor"]) == ("offline", "default", "oracle")
+    # The default stack: offline planner, the learned reasoner, the shipped CLIPort actor.
+    assert (data["planner"], data["reasoner"], data["actor"]) == ("offline", "default", "cliport")
     for key in ("actions", "retries", "replans", "questions"):
         assert isinstance(data[key], int)
     assert data["final_scene"]["objects"] and data["run_dir"].startswith(str(tmp_path))
