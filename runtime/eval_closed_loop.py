@@ -47,7 +47,8 @@ def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
 
     config = RunConfig(task=task, seed=seed, mode=mode, planner=spec.planner,
                        reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
-                       runs_dir=spec.out_dir / "runs", report=False)
+                       runs_dir=spec.out_dir / "runs", report=False,
+                       first_plan_error_is_fatal=False)
     r = run_episode(config)
     diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
     return {"task": task, "mode": mode, "seed": seed, "success": r.success,

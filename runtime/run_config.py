@@ -23,6 +23,10 @@ class RunConfig:
     runs_dir: Path = Path("runs")
     max_plans: int = 5  # the first codeplan plus up to 4 recovery codeplans
     report: bool = True  # write report.html and episode.gif
+    # A first codeplan the planner cannot write is bad input for `codeplan run` (RunError,
+    # exit 2: "put the gold block..."), but in a benchmark it is the episode's failure (the
+    # instruction is canonical; the perceived scene was wrong): False records it and scores.
+    first_plan_error_is_fatal: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

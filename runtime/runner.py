@@ -141,7 +141,8 @@ def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox
             facts = controller.perceive_facts()
         request = PlanRequest(instruction, objects, facts, list(outcome.feedback),
                               [p.source for p in outcome.plans], attempt)
-        plan = _request_plan(planner, request, trace, outcome)
+        plan = _request_plan(planner, request, trace, outcome,
+                             fatal=attempt == 0 and config.first_plan_error_is_fatal)
         if plan is None:
             return outcome
         feedback = _run_codeplan(plan, sandbox, controller, trace, outcome)
@@ -155,14 +156,15 @@ def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox
 
 
 def _request_plan(planner: Planner, request: PlanRequest, trace: TraceWriter,
-                  outcome: _Outcome) -> Codeplan | None:
+                  outcome: _Outcome, fatal: bool) -> Codeplan | None:
     trace.event("plan_request", attempt=request.attempt, objects=request.objects,
                 facts=request.facts, feedback=request.feedback)
     try:
         plan = planner.plan(request)
     except PlannerError as e:
-        if request.attempt == 0:
+        if fatal:
             raise RunError(f"{planner.name} planner: {e}") from None
+        trace.event("plan_error", attempt=request.attempt, error=str(e))
         outcome.failure_reason = f"planner error: {e}"
         return None
     outcome.plans.append(plan)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -160,3 +161,20 @@ def test_trace_lines_are_json_with_sequence_numbers(tmp_path):
     lines = (tmp_path / result.run_dir.split("/")[-1] / "trace.jsonl").read_text().splitlines()
     seqs = [json.loads(line)["seq"] for line in lines[1:]]
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_a_benchmark_records_an_unplannable_first_codeplan_as_a_failed_episode(tmp_path):
+    from runtime.episode_diagnostics import diagnose_run, read_trace
+
+    config = RunConfig(instruction="put the gold block in the tin bowl",
+                       task="put-block-in-bowl", seed=0, reasoner="oracle", actor="oracle",
+                       runs_dir=tmp_path, first_plan_error_is_fatal=False)
+    r = run_episode(config)
+    assert not r.success and r.failure_reason.startswith("planner error")
+    assert any(e.get("type") == "plan_error" for e in read_trace(r.run_dir))
+    assert (Path(r.run_dir) / "report.html").is_file()  # the report reads the new event
+    d = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
+    assert d["failure_cause"] == "planner error"
+    with pytest.raises(RunError, match="gold block"):  # `codeplan run`: bad input, exit 2
+        run_episode(RunConfig(instruction=config.instruction, task="put-block-in-bowl",
+                              reasoner="oracle", runs_dir=tmp_path))
