@@ -30,7 +30,11 @@ only what is left and moves nothing twice.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from unified_planning.engines import PlanGenerationResultStatus as Status
@@ -96,7 +100,7 @@ def solve(goal: Goal, state: SceneState, time_limit_s: float = 20.0) -> Solution
               "fast_downward_search_time_limit": f"{max(1, int(time_limit_s))}s"}
     started = time.perf_counter()
     try:
-        with OneshotPlanner(name="fast-downward", params=params) as planner:
+        with _private_cwd(), OneshotPlanner(name="fast-downward", params=params) as planner:
             result = planner.solve(model.problem, timeout=time_limit_s)
     except UPException as e:  # e.g. up-fast-downward missing or its binary broken
         raise PlannerError(f"Fast Downward is not usable: {type(e).__name__}: {e}") from None
@@ -112,6 +116,20 @@ def solve(goal: Goal, state: SceneState, time_limit_s: float = 20.0) -> Solution
                            f"from the perceived scene: {_describe(state)}")
     logs = " ".join(m.message for m in result.log_messages or [])[-300:]
     raise PlannerError(f"Fast Downward failed ({result.status.name}): {logs}")
+
+
+@contextmanager
+def _private_cwd() -> Iterator[None]:
+    """Run Fast Downward in a fresh directory: it writes `output.sas` and `sas_plan` into the
+    working directory, so two episodes planning at once in one directory (`--workers 2`) read
+    each other's files ("The name brown_block does not correspond to any item")."""
+    previous = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="codeplan-fd-") as tmp:
+        os.chdir(tmp)
+        try:
+            yield
+        finally:
+            os.chdir(previous)
 
 
 def _describe(state: SceneState) -> str:

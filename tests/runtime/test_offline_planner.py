@@ -503,3 +503,24 @@ def test_time_limit_kills_the_whole_fast_downward_process_group(monkeypatch):
 def test_time_limit_must_be_positive():
     with pytest.raises(ValueError, match="positive"):
         OfflinePlanner(time_limit_s=0)
+
+
+def test_concurrent_plans_in_one_directory_do_not_read_each_others_files(tmp_path):
+    """Fast Downward's driver writes output.sas into its working directory: processes planning
+    at once from one directory (`eval closed-loop --workers 2`) read each other's tasks."""
+    import subprocess
+    import sys
+
+    code = ("from runtime.planners.offline import OfflinePlanner\n"
+            "from runtime.planners.base import PlanRequest\n"
+            "objs = ['red block', 'blue block', 'red bowl', 'blue bowl']\n"
+            "req = PlanRequest('put the blocks in the bowls with matching colors', objs,\n"
+            "                  [(o, 'on', 'table') for o in objs if 'block' in o])\n"
+            "plans = {OfflinePlanner().plan(req).source for _ in range(12)}\n"
+            "assert len(plans) == 1, plans\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(3)]
+    errors = [p.communicate(timeout=300)[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e[-400:] for e in errors]
+    assert list(tmp_path.iterdir()) == []  # nothing left in the caller's directory
