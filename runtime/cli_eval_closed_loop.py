@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runtime.cli_args import non_negative_int, positive_int
 from runtime.closed_loop_suites import SUITES
+
+if TYPE_CHECKING:
+    from runtime.eval_closed_loop import EvalSpec
 
 
 class CliError(ValueError):
@@ -43,6 +48,12 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--actor", default="cliport", help="cliport (shipped), oracle or a dir")
     cl.add_argument("--reasoner", default="default",
                     help="default/learned, ns, ofa, oracle, a checkpoint dir or http://...")
+    cl.add_argument("--planner", choices=("offline", "openai"), default="offline",
+                    help="offline (rule-based, no LLM) or openai (any OpenAI-compatible server)")
+    cl.add_argument("--model", default=None, help="model for --planner openai "
+                                                  "(default $CODEPLAN_MODEL or gpt-4o-mini)")
+    cl.add_argument("--base-url", default=None, help="OpenAI-compatible server for --planner "
+                                                     "openai, e.g. http://localhost:8000/v1")
     cl.add_argument("--workers", type=positive_int, default=1)
     cl.add_argument("--out", type=Path, default=None,
                     help="results dir (default results/<suite>/<date>, or results/closed-loop)")
@@ -50,7 +61,7 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.set_defaults(handler=_eval_closed_loop)
 
 
-def build_spec(args: argparse.Namespace):  # -> EvalSpec
+def build_spec(args: argparse.Namespace) -> EvalSpec:
     """Resolve --suite / --task into an EvalSpec, naming any bad task, mode or situation."""
     from ravens_env.situations import parse_situations
     from ravens_env.tasks import make_task
@@ -62,7 +73,8 @@ def build_spec(args: argparse.Namespace):  # -> EvalSpec
         raise CliError("--suite and --task are exclusive: a suite fixes its tasks")
     suite = get_suite(args.suite) if args.suite else None
     tasks = list(suite.tasks) if suite else _split(args.task or "put-blocks-in-mismatched-bowls")
-    modes = _split(args.modes) if args.modes else list(suite.modes if suite else MODES)
+    modes = [MODE_ALIASES.get(m.lower(), m) for m in _split(args.modes)] if args.modes else list(
+        suite.modes if suite else MODES)
     for t in tasks:
         make_task(t)
     bad = [m for m in modes if m not in MODES]
@@ -76,18 +88,34 @@ def build_spec(args: argparse.Namespace):  # -> EvalSpec
     reference = {"reference": suite.reference, "reference_label": suite.reference_label,
                  "reference_episodes": suite.reference_episodes} if suite else {}
     return EvalSpec(tasks, modes, args.episodes, seed_start, args.situations, args.actor,
-                    args.reasoner, workers=args.workers, out_dir=out,
-                    suite=suite.name if suite else None, **reference)
+                    args.reasoner, planner=args.planner, planner_options=planner_options(args),
+                    workers=args.workers, out_dir=out, suite=suite.name if suite else None,
+                    **reference)
 
 
-DEFAULT_STACK = {"actor": "cliport", "reasoner": "default", "situations": "dkprompt"}
+# The seed paper's column names ("Codeplan", "+Success", "+Progress") for our mode names.
+MODE_ALIASES = {"codeplan": "open-loop", "open_loop": "open-loop", "openloop": "open-loop",
+                "+success": "success", "+progress": "progress"}
+DEFAULT_STACK = {"actor": "cliport", "reasoner": "default", "situations": "dkprompt",
+                 "planner": "offline"}
+
+
+def planner_options(args: argparse.Namespace) -> dict:
+    """The planner's constructor options, as `codeplan run` builds them."""
+    if getattr(args, "planner", "offline") != "openai":
+        return {}
+    return {"model": args.model or os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
+            "base_url": args.base_url}
 
 
 def results_name(suite: str, args: argparse.Namespace) -> str:
     """`paper-table2` for the default stack, else e.g. `paper-table2+actor-oracle`: runs of
     one suite with other components never overwrite (or pose as) the default stack's table."""
+    parts = {k: getattr(args, k, v) for k, v in DEFAULT_STACK.items()}
+    if parts["planner"] == "openai":
+        parts["planner"] = planner_options(args)["model"]
     tags = [f"{key}-{re.sub(r'[^A-Za-z0-9.=_-]+', '_', Path(str(value)).name)}"
-            for key, value in ((k, getattr(args, k)) for k in DEFAULT_STACK)
+            for key, value in parts.items()
             if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
     return "+".join([suite, *tags])
 

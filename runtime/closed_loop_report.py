@@ -3,7 +3,7 @@
     summary.json  the `--json` object, plus command, commit, machine and date
     table.md      success per task × mode with 95% Wilson intervals, the reference (paper)
                   numbers beside ours, failure causes per mode, reasoner calls and wall time
-    table.csv     the same success table, one row per task × mode
+    table.csv     the same success table, one row per task × mode, with failure causes
     success.png   grouped bars with interval whiskers, the paper's rates as hollow markers
     command.txt   the exact command line
 (`episodes.jsonl` and `runs/` are written while the episodes run.)
@@ -57,13 +57,18 @@ def markdown(s: dict) -> str:
     lines += ["", "Success % [95% Wilson interval]" + ("; reference column in the order "
                                                        f"{' / '.join(modes)}." if ref else "."),
               "", *_cost_table(s, modes), "", *_cause_table(s, modes), "",
-              f"Re-run one episode: `codeplan run --task TASK --seed SEED --mode MODE --actor "
-              f"{s['actor']} --reasoner {s['reasoner']} --situations {s['situations']}`; "
-              f"replay it from its trace "
+              f"Re-run one episode: `{_rerun(s)}`; replay it from its trace "
               f"(no simulator, reasoner or LLM): `codeplan replay {s['out_dir']}/runs/<run>` "
               f"(`--resimulate` runs its codeplans in a fresh simulator); each episode's "
               f"`run_dir` is in `episodes.jsonl`."]
     return "\n".join(lines) + "\n"
+
+
+def _rerun(s: dict) -> str:
+    """The summary's `codeplan run` template (older summaries lack it: rebuild it)."""
+    return s.get("rerun") or (f"codeplan run --task TASK --seed SEED --mode MODE --actor "
+                              f"{s['actor']} --reasoner {s['reasoner']} --situations "
+                              f"{s['situations']}")
 
 
 def _cost_table(s: dict, modes: list[str]) -> list[str]:
@@ -90,20 +95,22 @@ def _cause_table(s: dict, modes: list[str]) -> list[str]:
 
 
 def write_csv(s: dict, path: Path) -> None:
-    """One row per task × mode: rate, interval, counts, means, and the reference rate."""
+    """One row per task × mode: rate, interval, counts, means, the reference rate, then the
+    failed episodes by primary cause (one column per cause; summed by mode in table.md)."""
     ref = s["reference"]["success_rate"]
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["task", "mode", "success_rate", "ci_low", "ci_high", "successes",
                     "episodes", "reasoner_calls_per_episode", "wall_s_per_episode",
-                    "reference_rate"])
+                    "reference_rate", *CAUSES])
         for task, rates in s["success_rate"].items():
             for mode, rate in rates.items():
+                causes = s["failure_causes"][task][mode]
                 w.writerow([task, mode, round(rate, 4), *s["ci95"][task][mode],
                             s["successes"][task][mode], s["episodes"],
                             round(s["reasoner_calls_per_episode"][task][mode], 2),
                             round(s["wall_s_per_episode"][task][mode], 3),
-                            ref.get(task, {}).get(mode, "")])
+                            ref.get(task, {}).get(mode, ""), *(causes.get(c, 0) for c in CAUSES)])
 
 
 def plot_success(s: dict, path: Path) -> None:
@@ -125,6 +132,7 @@ def plot_success(s: dict, path: Path) -> None:
         ref = [100 * s["reference"]["success_rate"].get(t, {}).get(mode, float("nan"))
                for t in tasks]
         ax.scatter(xs, ref, marker="o", facecolors="none", edgecolors="black", zorder=3,
+                   clip_on=False,
                    label="seed paper" if k == 0 and s["reference"]["success_rate"] else None)
     ax.set_xticks(range(len(tasks)), [t.replace("put-", "").replace("-", " ") for t in tasks],
                   fontsize=8)
@@ -132,7 +140,7 @@ def plot_success(s: dict, path: Path) -> None:
     ax.set_ylim(0, 105)
     ax.set_title(f"{s.get('suite') or 'closed loop'}: actor {s['actor']}, reasoner "
                  f"{s['reasoner']}, {s['episodes']} episodes", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # never over a bar
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

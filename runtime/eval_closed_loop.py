@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ class EvalSpec:
     actor: str = "oracle"
     reasoner: str = "default"
     planner: str = "offline"
+    planner_options: dict = field(default_factory=dict)  # model, base_url (None: not given)
     workers: int = 1
     out_dir: Path = Path("results/closed-loop")
     suite: str | None = None
@@ -46,16 +48,34 @@ def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
     from runtime.runner import run_episode
 
     config = RunConfig(task=task, seed=seed, mode=mode, planner=spec.planner,
-                       reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
+                       planner_options=dict(spec.planner_options), reasoner=spec.reasoner,
+                       actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False,
                        first_plan_error_is_fatal=False)
     r = run_episode(config)
     diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
     return {"task": task, "mode": mode, "seed": seed, "success": r.success,
             "believed_done": r.believed_done, "failure_reason": r.failure_reason,
+            "failure_cause": diagnostics["failure_cause"],
             "wall_s": r.wall_s, "situations": spec.situations, "actor": spec.actor,
-            "reasoner": spec.reasoner, "planner": spec.planner, "run_dir": r.run_dir,
-            **{k: r.counts.get(k, 0) for k in COUNTS}, "diagnostics": diagnostics}
+            "reasoner": spec.reasoner, "planner": spec.planner,
+            "planner_options": spec.planner_options, "run_dir": r.run_dir,
+            **{k: r.counts.get(k, 0) for k in COUNTS},
+            "actor_calls": r.counts.get("actions", 0), "diagnostics": diagnostics,
+            "rerun": rerun_command(spec, task, seed, mode),
+            "replay": f"codeplan replay {shlex.quote(r.run_dir)}"}
+
+
+def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str) -> str:
+    """The `codeplan run` line that repeats one episode of `spec` (same seed, same stack).
+    Why: an episode in a table is only evidence if anyone can run it again and look at it."""
+    argv = ["codeplan", "run", "--task", task, "--seed", str(seed), "--mode", mode,
+            "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
+            "--planner", spec.planner]
+    for key, value in spec.planner_options.items():
+        if value is not None:
+            argv += [f"--{key.replace('_', '-')}", str(value)]
+    return shlex.join(argv)
 
 
 def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
@@ -126,7 +146,9 @@ def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
             "episodes": spec.episodes,
             "seeds": [spec.seed_start, spec.seed_start + spec.episodes - 1],
             "situations": spec.situations, "actor": spec.actor, "reasoner": spec.reasoner,
-            "planner": spec.planner, "out_dir": str(spec.out_dir),
+            "planner": spec.planner, "planner_options": spec.planner_options,
+            "rerun": rerun_command(spec, "TASK", "SEED", "MODE"),
+            "out_dir": str(spec.out_dir),
             "reference": {"label": spec.reference_label, "episodes": spec.reference_episodes,
                           "success_rate": spec.reference}}
 

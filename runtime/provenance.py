@@ -17,11 +17,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def git_commit(root: Path = ROOT) -> str | None:
     """HEAD's short hash, with "+dirty" when tracked files changed; None outside a checkout."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}  # never take the index lock to read it
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
-                              capture_output=True, timeout=10, check=True).stdout.strip()
+                              capture_output=True, timeout=10, check=True, env=env).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, text=True, capture_output=True, timeout=10).stdout
+                               cwd=root, text=True, capture_output=True, timeout=10,
+                               env=env).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     return head + ("+dirty" if dirty.strip() else "")
