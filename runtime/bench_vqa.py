@@ -54,8 +54,8 @@ def bench_vqa(reasoner: Reasoner, data: dict, questions: int = 200,
     cold = [_timed(lambda it=it: reasoner.ask(it[0], it[1][:1]))
             for it in items[warmup:warmup + questions]]
     warm = [_follow_up(reasoner, img, qs) for img, qs in items[warmup:warmup + questions]]
-    batches = [items[i:i + images_per_batch]
-               for i in range(0, images_per_batch * 4, images_per_batch)]
+    batches = [b for b in (items[i:i + images_per_batch]
+                           for i in range(0, images_per_batch * 4, images_per_batch)) if b]
     ask_many = getattr(reasoner, "ask_many", None) or (lambda b: [reasoner.ask(*x) for x in b])
     begin = time.perf_counter()
     for batch in batches:

@@ -56,6 +56,9 @@ def checkpoint_kind(path: Path) -> str:
         config = json.loads((path / "config.json").read_text())
     except json.JSONDecodeError as e:
         raise CheckpointError(f"{path / 'config.json'} is not valid JSON: {e}") from e
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{path / 'config.json'} holds a JSON {type(config).__name__}, "
+                              "not an object with a 'kind'")
     kind = config.get("kind")
     if kind not in LOADERS:
         raise CheckpointError(f"{path / 'config.json'} has kind {kind!r}; "

@@ -76,6 +76,9 @@ def test_the_loader_dispatches_by_kind_and_names_bad_checkpoints(tmp_path):
     (tmp_path / "odd" / "config.json").write_text('{"kind": "resnet"}')
     with pytest.raises(CheckpointError, match="kind 'resnet'"):
         load_reasoner(tmp_path / "odd")
+    (tmp_path / "odd" / "config.json").write_text('["ns-vqa"]')
+    with pytest.raises(CheckpointError, match="holds a JSON list"):
+        load_reasoner(tmp_path / "odd")
 
 
 def test_bad_questions_and_images_get_clear_answers_or_errors():
@@ -89,6 +92,7 @@ def test_bad_questions_and_images_get_clear_answers_or_errors():
         reasoner.ask(np.zeros((240, 320), np.uint8), ["how many blocks are there?"])
     with pytest.raises(TypeError, match="list of questions"):
         reasoner.ask(img, "how many blocks are there?")
+    assert reasoner.parse_many([]) == []  # an empty batch (bench vqa with few images)
 
 
 def test_images_of_another_size_are_resized_and_parses_are_cached():

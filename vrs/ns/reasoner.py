@@ -48,6 +48,8 @@ class NsReasoner:
 
     def parse_many(self, images: list[np.ndarray]) -> list[tuple[Scene, float]]:
         """(scene, confidence) per image; a repeat of the last image is not re-run."""
+        if not images:
+            return []
         keys = [_key(img) for img in images]
         todo = [i for i, k in enumerate(keys) if not (self._cache and self._cache[0] == k)]
         results: dict[int, tuple[Scene, float]] = {}
