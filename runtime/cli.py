@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from runtime.cli_actor import add_eval_actor_parser, add_train_actor_parser
+from runtime.cli_args import CliError
 from runtime.cli_args import non_negative_int as _non_negative
 from runtime.cli_args import positive_int as _positive
 from runtime.cli_datagen import add_datagen_parser
@@ -29,10 +30,6 @@ from runtime.planners.base import PlannerError
 from runtime.run_config import RunError
 from runtime.sandbox_cli import add_parser as add_sandbox_parser
 from runtime.trace import TraceFormatError
-
-
-class CliError(Exception):
-    """Bad input from the command line; printed as one line, exit code 2."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

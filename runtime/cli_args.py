@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 
 
+class CliError(ValueError):
+    """Bad input from the command line; `codeplan` prints it as one line and exits 2."""
+
+
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
     try:

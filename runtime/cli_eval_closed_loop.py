@@ -21,15 +21,11 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runtime.cli_args import non_negative_int, positive_int
+from runtime.cli_args import CliError, non_negative_int, positive_int
 from runtime.closed_loop_suites import SUITES
 
 if TYPE_CHECKING:
     from runtime.eval_closed_loop import EvalSpec
-
-
-class CliError(ValueError):
-    """A bad combination of options: the main CLI prints it on one line and exits 2."""
 
 
 def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:

@@ -45,6 +45,9 @@ def test_reasoners_by_name(env, tmp_path):
     from vrs.oracle import OracleReasoner
 
     assert isinstance(make_reasoner("oracle", env), OracleReasoner)
+    from vrs.loading import resolve_checkpoint
+
+    assert resolve_checkpoint("learned") == resolve_checkpoint("default")  # paper-suite word
     assert isinstance(make_reasoner("http://127.0.0.1:9", env), HttpReasoner)
     save_detector(DetectorNet(NsConfig()), tmp_path / "ns")
     assert isinstance(make_reasoner(str(tmp_path / "ns"), env), NsReasoner)
