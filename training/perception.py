@@ -15,6 +15,9 @@ as config.json + model.safetensors (`vrs.loading.load_reasoner(OUT)`).
 from __future__ import annotations
 
 import csv
+import dataclasses
+import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,14 +28,23 @@ from accelerate import Accelerator
 from accelerate.utils import set_seed
 from tqdm import tqdm
 
-from training.actor_state import latest_checkpoint, load_training_state, save_training_state
+from training.actor_state import (
+    STATE_FILE,
+    checkpoints_dir,
+    latest_checkpoint,
+    load_training_state,
+    save_training_state,
+)
 from training.perception_data import SceneImages
 from training.perception_eval import detection_metrics
 from training.perception_loss import detector_losses
 from training.schedules import cosine_with_warmup
-from vrs.ns.checkpoint import save_detector
+from vrs.ns.checkpoint import init_from, save_detector
 from vrs.ns.config import NsConfig
 from vrs.ns.model import DetectorNet
+
+# Settings a resumed run may change: more steps extend it (the cosine is recomputed).
+RESUMABLE_CHANGES = frozenset({"steps"})
 
 
 @dataclass
@@ -53,7 +65,17 @@ class TrainPerceptionSpec:
     seed: int = 0
     limit: int | None = None  # images per split (smoke runs)
     augment: bool = True  # left-right flips and photometric jitter
+    init: Path | None = None  # start from this detector checkpoint (fine-tuning)
+    levels: int | None = None  # support-level classes (None: the init model's, else none)
     progress: bool = True
+
+    def recorded(self) -> dict:
+        """The settings a checkpoint records (JSON), checked again on --resume."""
+        return {"data": [str(d) for d in self.data], "steps": self.steps,
+                "batch_size": self.batch_size, "lr": self.lr, "warmup": self.warmup,
+                "weight_decay": self.weight_decay, "seed": self.seed, "limit": self.limit,
+                "augment": self.augment, "init": str(self.init) if self.init else None,
+                "levels": self.levels}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -62,6 +84,8 @@ class TrainPerceptionSpec:
                if getattr(self, n) < 1]
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
+        if self.init is not None and not (Path(self.init) / "model.safetensors").is_file():
+            out.append(f"--init {self.init} is not a detector checkpoint (no model.safetensors)")
         return out
 
 
@@ -69,33 +93,84 @@ def train_perception(spec: TrainPerceptionSpec) -> dict:
     """Train (or resume) to `spec.steps` and export; returns a summary with the last figures."""
     if problems := spec.problems():
         raise ValueError("; ".join(problems))
-    ckpt = latest_checkpoint(spec.out)
-    if ckpt is not None and not spec.resume:
-        raise ValueError(f"{spec.out} already has training checkpoints (latest: {ckpt.name}); "
-                         "pass --resume to continue that run or choose another --out")
-    config = NsConfig()
+    ckpt = _checkpoint_to_resume(spec)
+    config = _run_config(spec, ckpt)
     Path(spec.out).mkdir(parents=True, exist_ok=True)
     train = SceneImages(spec.data, config, limit=spec.limit)
     val = SceneImages(spec.val, config, limit=spec.limit) if spec.val else None
     accelerator = Accelerator()
     set_seed(spec.seed)
     model = DetectorNet(config)
+    if spec.init is not None and ckpt is None:
+        init_from(model, Path(spec.init))
     opt = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
+    # Not prepared: accelerate would step a prepared scheduler once per process per step.
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: cosine_with_warmup(s, spec.warmup, spec.steps))
-    model, opt, sched = accelerator.prepare(model, opt, sched)
+    model, opt = accelerator.prepare(model, opt)
+    accelerator.register_for_checkpointing(sched)
     start = load_training_state(accelerator, ckpt)["step"] if ckpt else 0
+    _truncate_curve(Path(spec.out) / "curve.csv", start)
     begin = time.perf_counter()
     last = _loop(accelerator, model, opt, sched, train, val, spec, start)
     seconds = time.perf_counter() - begin
     if accelerator.is_main_process:
         save_detector(accelerator.unwrap_model(model), Path(spec.out), extra={
-            "steps": spec.steps, "batch_size": spec.batch_size, "lr": spec.lr,
-            "images": len(train), "data": [str(d) for d in spec.data], "seed": spec.seed,
-            "device": str(accelerator.device), "last": last})
+            **spec.recorded(), "images": len(train), "device": str(accelerator.device),
+            "last": last})
     return {"out": str(spec.out), "images": len(train), "start_step": start,
             "steps": spec.steps, "seconds": round(seconds, 1),
             "device": str(accelerator.device), **last}
+
+
+def _checkpoint_to_resume(spec: TrainPerceptionSpec) -> Path | None:
+    """The checkpoint `--resume` continues from; refuses to clobber a run, or to resume one
+    whose settings differ (its batches and schedule would no longer be the run's)."""
+    ckpt = latest_checkpoint(spec.out)
+    if ckpt is not None and not spec.resume:
+        raise ValueError(f"{spec.out} already has training checkpoints (latest: {ckpt.name}); "
+                         "pass --resume to continue that run or choose another --out")
+    if ckpt is None:
+        if spec.resume:
+            print(f"--resume: no checkpoint under {checkpoints_dir(spec.out)}; starting at "
+                  "step 0", file=sys.stderr)
+        return None
+    saved = json.loads((ckpt / STATE_FILE).read_text()).get("spec")
+    if saved is not None:
+        diff = {k: (saved.get(k), v) for k, v in spec.recorded().items()
+                if k not in RESUMABLE_CHANGES and saved.get(k) != v}
+        if diff:
+            named = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in sorted(diff.items()))
+            raise ValueError(f"cannot resume {ckpt}: settings differ from that run ({named})")
+    return ckpt
+
+
+def _run_config(spec: TrainPerceptionSpec, ckpt: Path | None) -> NsConfig:
+    """The detector's config: the checkpoint's on resume, else the init model's or the
+    default, with `spec.levels` when given."""
+    source = ckpt if ckpt is not None else spec.init
+    config = NsConfig()
+    if source is not None:
+        data = json.loads((Path(source) / "config.json").read_text())
+        data.pop("training", None)
+        config = NsConfig.from_json(data)
+    if ckpt is None and spec.levels is not None:
+        config = dataclasses.replace(config, levels=spec.levels)
+    return config
+
+
+def _truncate_curve(path: Path, step: int) -> None:
+    """Drop curve rows past `step`: a resumed run re-measures them (no duplicate rows)."""
+    if not path.exists():
+        return
+    rows = list(csv.DictReader(path.open()))
+    keep = [r for r in rows if int(r["step"]) <= step]
+    if len(keep) == len(rows):
+        return
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(keep)
 
 
 def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Optimizer,
@@ -108,7 +183,7 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
     start = time.perf_counter()
     while step < spec.steps:
         model.train()
-        rng = np.random.default_rng([spec.seed, step])
+        rng = np.random.default_rng([spec.seed, step, accelerator.process_index])
         batch = train.batch(rng.integers(0, len(train), spec.batch_size).tolist(),
                             rng if spec.augment else None)
         batch = {k: v.to(accelerator.device) for k, v in batch.items()}
@@ -124,7 +199,8 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
         if val is not None and (step % spec.eval_every == 0 or step == spec.steps):
             last.update(_evaluate(accelerator, model, val, spec, step, start))
         if step % spec.checkpoint_every == 0 or step == spec.steps:
-            save_training_state(accelerator, spec.out, step, config, {"last": last})
+            save_training_state(accelerator, spec.out, step, config,
+                                {"last": last, "spec": spec.recorded()})
     bar.close()
     return last
 

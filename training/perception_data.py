@@ -94,4 +94,5 @@ def collate(images: torch.Tensor, targets: list) -> dict:
         "offset": torch.from_numpy(np.concatenate([t.offset for t in targets])),  # (N, 2)
         "z": torch.from_numpy(np.concatenate([t.z for t in targets])),  # (N,) metres
         "color": torch.from_numpy(np.concatenate([t.color for t in targets])),  # (N,)
+        "level": torch.from_numpy(np.concatenate([t.level for t in targets])),  # (N,)
     }

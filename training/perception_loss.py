@@ -1,5 +1,5 @@
 """The detector's losses: CenterNet's focal loss on heatmaps, L1 (offsets), squared error
-(heights) and cross-entropy (colors) at centres.
+(heights) and cross-entropy (colors, support levels) at centres.
 
 Why a focal loss: a 60x80 grid has ~4,800 cells per type and a handful of objects; the
 penalty-reduced focal loss (Law & Deng's CornerNet, used by CenterNet) keeps the easy
@@ -17,6 +17,9 @@ from vrs.ns.config import NsConfig
 # rest on the table, the first detector learned to answer ~2.5 cm for every block, stacked
 # or not (measured on the validation scenes).
 Z_WEIGHT = 10.0
+# The support level (0 on the table, k on k blocks) as classes: a stacked block is a distinct
+# class rather than a rare large target of a regression that the common case pulls down.
+LEVEL_WEIGHT = 1.0
 
 
 def focal_loss(logits: torch.Tensor, target: torch.Tensor, ignore: torch.Tensor) -> torch.Tensor:
@@ -39,7 +42,8 @@ def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
     bi, ti, r, col = batch["cells"].unbind(1)
     if len(bi) == 0:
         zero = maps.sum() * 0
-        return {"heat": heat, "offset": zero, "z": zero, "color": zero, "loss": heat}
+        parts = ("offset", "z", "color") + (("level",) if config.levels else ())
+        return {"heat": heat, **dict.fromkeys(parts, zero), "loss": heat}
     offset = maps[:, lay["offset"]].view(b, t, 2, rows, cols)[bi, ti, :, r, col]  # (N, 2)
     z = maps[:, lay["z"]][bi, ti, r, col]  # (N,)
     color = maps[:, lay["color"]].view(b, t, c, rows, cols)[bi, ti, :, r, col]  # (N, C)
@@ -47,5 +51,9 @@ def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
               "offset": F.l1_loss(offset, batch["offset"]),
               "z": Z_WEIGHT * F.mse_loss(z, batch["z"] * config.z_scale),
               "color": F.cross_entropy(color, batch["color"])}
+    if config.levels:
+        n = config.levels
+        level = maps[:, lay["level"]].view(b, t, n, rows, cols)[bi, ti, :, r, col]  # (N, L)
+        losses["level"] = LEVEL_WEIGHT * F.cross_entropy(level, batch["level"])
     losses["loss"] = sum(losses.values())
     return losses

@@ -55,3 +55,39 @@ def test_the_schedule_warms_up_then_decays_to_zero():
     assert factors[0] == pytest.approx(0.1) and factors[9] == pytest.approx(1.0)
     assert all(a >= b for a, b in itertools.pairwise(factors[9:]))
     assert factors[100] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_resume_refuses_changed_settings_and_keeps_one_curve_row_per_step(scenes, tmp_path):
+    train_perception(_spec(scenes, tmp_path, 4))
+    with pytest.raises(ValueError, match=r"settings differ.*lr: 0.002 -> 0.001"):
+        train_perception(_spec(scenes, tmp_path, 6, resume=True, lr=1e-3))
+    # Interrupted after step 2's checkpoint: step 4's row was written, its checkpoint was not.
+    import shutil
+    shutil.rmtree(tmp_path / "checkpoints" / "step_0000004")
+    train_perception(_spec(scenes, tmp_path, 6, resume=True))
+    steps = [int(r["step"]) for r in csv.DictReader((tmp_path / "curve.csv").open())]
+    assert steps == [2, 4, 6]
+
+
+def test_resume_without_a_checkpoint_says_so(scenes, tmp_path, capsys):
+    summary = train_perception(_spec(scenes, tmp_path, 2, resume=True))
+    assert summary["start_step"] == 0
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_init_starts_from_a_detector_and_keeps_its_config(scenes, tmp_path):
+    import dataclasses
+    import json
+
+    from vrs.ns.checkpoint import load_detector, save_detector
+    from vrs.ns.config import NsConfig
+    from vrs.ns.model import DetectorNet
+
+    config = dataclasses.replace(NsConfig(), head_channels=8)
+    save_detector(DetectorNet(config), tmp_path / "init")
+    train_perception(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "init"))
+    assert load_detector(tmp_path / "run").config.head_channels == 8
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())["training"]
+    assert saved["init"] == str(tmp_path / "init")
+    with pytest.raises(ValueError, match="not a detector checkpoint"):
+        train_perception(_spec(scenes, tmp_path / "r2", 2, init=tmp_path / "nothing"))

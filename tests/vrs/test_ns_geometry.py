@@ -129,3 +129,70 @@ def test_a_stacked_block_seen_at_table_height_is_lifted_onto_the_block_below():
     # A bowl is never lifted, and blocks at different heights are left alone.
     kept = resolve_stacks(uv, np.array([0.02, 0.06, 0.02]), np.array([True, True, False]), cam)
     assert np.allclose(kept, [lower, upper, apart], atol=1e-6)
+
+
+def test_a_camera_of_another_size_than_the_input_is_refused():
+    with pytest.raises(ValueError, match="camera is 640x480 px but the detector"):
+        NsConfig(camera=PinholeCamera(width=640, height=480))
+
+
+def test_an_object_centred_just_off_the_image_is_ignored_not_a_negative():
+    from vrs.ns.targets import make_targets
+
+    obj = _obj("red block", "block", "red", (0.5, 0.1, 0.02))
+    obj["pixel_coords"] = [-1.0, 120.0, 1.0]  # centre 1 px left of the image, 60 px visible
+    obj["visible_pixels"] = 60
+    t = make_targets({"objects": [obj]}, (320, 240), CONFIG)
+    assert len(t.cells) == 0
+    assert t.ignore[59:62, 0].all() and t.ignore.sum() == 6  # the border cells next to it
+
+
+def test_support_levels_are_classes_of_the_centre_height():
+    from vrs.ns.targets import make_targets
+
+    config = NsConfig(levels=4)
+    assert [config.level_of(z) for z in (0.02, 0.026, 0.03, 0.06, 0.10, 0.14, 0.30)] == \
+        [0, 0, 0, 1, 2, 3, 3]
+    scene = {"objects": [_obj("blue block", "block", "blue", (0.4, -0.2, 0.02)),
+                         _obj("green block", "block", "green", (0.4, -0.2, 0.06))]}
+    assert make_targets(scene, (320, 240), config).level.tolist() == [0, 1]
+    assert config.head_layout()["level"] == slice(45, 57)  # after everything a levelless has
+
+
+def test_a_tower_is_rebuilt_from_levels_even_when_heights_say_table():
+    from vrs.ns.support import resolve_stacks
+
+    cam = PinholeCamera()
+    tower = np.array([(0.5, 0.1, 0.02), (0.5, 0.1, 0.06), (0.505, 0.095, 0.10)])
+    behind = (0.56, 0.1, 0.02)  # on the table just behind the tower: projects above its base
+    pts = np.vstack([tower, behind])
+    uv = cam.project(pts)[:, :2]
+    flat = np.full(4, 0.02)
+    xyz = resolve_stacks(uv, flat, np.ones(4, bool), cam, levels=np.array([0, 1, 2, 0]))
+    assert np.allclose(xyz, pts, atol=1e-6)
+    # Without levels the regression decides; the same table heights leave the tower flat,
+    # except where a block would sit inside the one below it.
+    no_levels = resolve_stacks(uv, np.array([0.02, 0.06, 0.09, 0.02]), np.ones(4, bool), cam)
+    assert np.allclose(no_levels, pts, atol=1e-6)
+
+
+def test_init_from_keeps_a_detector_and_adds_a_fresh_level_head(tmp_path):
+    from vrs.ns.checkpoint import init_from, save_detector
+    from vrs.ns.model import DetectorNet
+
+    torch.manual_seed(0)
+    old = DetectorNet(CONFIG).eval()
+    save_detector(old, tmp_path)
+    new = init_from(DetectorNet(NsConfig(levels=4)), tmp_path).eval()
+    image = torch.rand(1, 3, 240, 320) * 255
+    with torch.no_grad():
+        assert torch.allclose(new(image)[:, :CONFIG.out_channels], old(image), atol=1e-5)
+    with pytest.raises(ValueError, match="more outputs"):
+        init_from(DetectorNet(NsConfig()), _save_levels(tmp_path / "lv"))
+
+
+def _save_levels(path):
+    from vrs.ns.checkpoint import save_detector
+    from vrs.ns.model import DetectorNet
+
+    return save_detector(DetectorNet(NsConfig(levels=4)), path)

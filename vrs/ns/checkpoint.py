@@ -46,3 +46,26 @@ def load_detector(path: Path, device: str = "cpu") -> DetectorNet:
     model = DetectorNet(NsConfig.from_json(config_data))
     model.load_state_dict(load_file(str(path / WEIGHTS), device="cpu"))
     return model.to(torch.device(device)).eval()
+
+
+def init_from(model: DetectorNet, path: Path) -> DetectorNet:
+    """Copy a saved detector's weights into `model`, whose head may add output channels (a
+    level head): the layout keeps the old channels as a prefix, so they carry over and only
+    the new ones start fresh. Fine-tuning then costs minutes, not a run from scratch."""
+    old = load_detector(Path(path))
+    if old.config.out_channels > model.config.out_channels:
+        raise ValueError(f"{path}'s head has more outputs than the new model's")
+    state = old.state_dict()
+    own = model.state_dict()
+    for key, value in state.items():
+        if key not in own:
+            raise ValueError(f"{path} does not fit this detector (unexpected weight {key})")
+        if own[key].shape == value.shape:
+            own[key] = value
+        elif own[key].shape[1:] == value.shape[1:]:  # the head's last layer: a channel prefix
+            own[key][:len(value)] = value
+        else:
+            raise ValueError(f"{path} does not fit this detector ({key}: {tuple(value.shape)} "
+                             f"vs {tuple(own[key].shape)})")
+    model.load_state_dict(own)
+    return model

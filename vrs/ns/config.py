@@ -18,6 +18,8 @@ from ravens_env.colors import ALL_COLORS
 from vrs.ns.camera import PinholeCamera
 
 KIND = "ns-vqa"
+LEVEL0_Z = 0.02  # metres: centre of a block on the table
+LEVEL_STEP = 0.04  # metres: one block (ravens_env.dimensions.BLOCK_SIZE)
 TYPES: tuple[str, ...] = ("block", "bowl", "stand")
 
 
@@ -35,7 +37,16 @@ class NsConfig:
     sigma_cells: tuple[float, ...] = (1.5, 2.5, 2.5)  # heatmap spread per type, in cells
     threshold: float = 0.3  # detection score to keep a peak
     z_scale: float = 10.0  # the z head predicts height (m) times this
+    levels: int = 0  # support-level classes per type (0: no level head; see `level_of`)
     camera: PinholeCamera = field(default_factory=PinholeCamera)
+
+    def __post_init__(self) -> None:
+        # Detections are in input pixels and are cast through the camera: the two must agree.
+        if (self.camera.width, self.camera.height) != (self.width, self.height):
+            raise ValueError(f"the camera is {self.camera.width}x{self.camera.height} px but the "
+                             f"detector's input is {self.width}x{self.height}; they must match")
+        if self.levels < 0:
+            raise ValueError(f"levels must be >= 0, got {self.levels}")
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -43,14 +54,21 @@ class NsConfig:
         return self.height // self.stride, self.width // self.stride
 
     def head_layout(self) -> dict[str, slice]:
-        """Channel slices of the output: heat (T), offset (2T), z (T), color (C*T)."""
-        t, c = len(self.types), len(self.colors)
+        """Channel slices of the output: heat (T), offset (2T), z (T), color (C*T) and, with a
+        level head, level (L*T) last (so a model without one is a prefix of one with it)."""
+        t, c, n = len(self.types), len(self.colors), self.levels
+        end = 4 * t + c * t
         return {"heat": slice(0, t), "offset": slice(t, 3 * t), "z": slice(3 * t, 4 * t),
-                "color": slice(4 * t, 4 * t + c * t)}
+                "color": slice(4 * t, end), "level": slice(end, end + n * t)}
 
     @property
     def out_channels(self) -> int:
-        return 4 * len(self.types) + len(self.colors) * len(self.types)
+        return (4 + len(self.colors) + self.levels) * len(self.types)
+
+    def level_of(self, z: float) -> int:
+        """Support level of an object whose centre is `z` metres high: 0 on the table, in a
+        bowl or on the stand, k when k blocks lie under it (centres 4 cm apart)."""
+        return int(min(max(round((z - LEVEL0_Z) / LEVEL_STEP), 0), max(self.levels - 1, 0)))
 
     def to_json(self) -> dict:
         """config.json content (with the checkpoint `kind`)."""

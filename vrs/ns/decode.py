@@ -33,6 +33,7 @@ class Detection:
     z: float
     score: float
     color_score: float
+    level: int | None = None  # support level, from a detector with a level head
 
     @property
     def name(self) -> str:
@@ -50,13 +51,16 @@ def decode_maps(maps: torch.Tensor, config: NsConfig) -> list[list[Detection]]:
     offset = maps[:, lay["offset"]].view(b, t, 2, rows, cols)
     z = maps[:, lay["z"]] / config.z_scale
     color = torch.softmax(maps[:, lay["color"]].view(b, t, c, rows, cols), dim=2)
+    level = (maps[:, lay["level"]].view(b, t, config.levels, rows, cols).argmax(2)
+             if config.levels else None)  # (B, T, R, C)
     out: list[list[Detection]] = [[] for _ in range(b)]
     for i, ti, r, col in peaks.nonzero().tolist():
         p, k = color[i, ti, :, r, col].max(0)
         dx, dy = offset[i, ti, :, r, col].tolist()
         out[i].append(Detection(config.types[ti], config.colors[int(k)],
                                 (col + dx) * config.stride, (r + dy) * config.stride,
-                                float(z[i, ti, r, col]), float(heat[i, ti, r, col]), float(p)))
+                                float(z[i, ti, r, col]), float(heat[i, ti, r, col]), float(p),
+                                None if level is None else int(level[i, ti, r, col])))
     return out
 
 
@@ -75,8 +79,9 @@ def scene_from_detections(detections: list[Detection], config: NsConfig) -> Scen
     if not dets:
         return Scene([], [])
     uv = np.array([(d.u, d.v) for d in dets])
+    levels = None if dets[0].level is None else np.array([d.level for d in dets])
     xyz = resolve_stacks(uv, np.array([d.z for d in dets]),
-                         np.array([d.type == "block" for d in dets]), config.camera)
+                         np.array([d.type == "block" for d in dets]), config.camera, levels)
     objects = [SceneObject(d.name, d.type, d.color, tuple(float(a) for a in p),
                            pixel_coords=(d.u, d.v, 0.0), visible_pixels=20)
                for d, p in zip(dets, xyz, strict=True)]

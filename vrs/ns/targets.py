@@ -3,12 +3,14 @@
 Each visible object becomes a peak on its type's heatmap at the cell holding its projected
 centre (`pixel_coords`), with a Gaussian around it (CenterNet), and regression targets at that
 cell: the sub-cell offset, its height and its color. Objects the generator counts as barely
-visible (1-19 px) are neither positives nor negatives: the loss ignores a 3x3 cell window
-around them, so the detector is not punished for seeing, or not seeing, a sliver.
+visible (1-19 px), and visible objects whose centre falls outside the image, are neither
+positives nor negatives: the loss ignores a 3x3 cell window around them (at the nearest border
+cell for the latter), so the detector is not punished for seeing, or not seeing, a sliver.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +30,7 @@ class Targets:
     offset: np.ndarray  # (N, 2) float32 sub-cell (dx, dy) in 0-1
     z: np.ndarray  # (N,) float32 centre height, metres
     color: np.ndarray  # (N,) int64 index into config.colors
+    level: np.ndarray  # (N,) int64 support level (config.level_of)
 
 
 def _resize_uv(obj: dict, image_size: tuple[int, int], config: NsConfig) -> tuple[float, float]:
@@ -47,16 +50,19 @@ def make_targets(scene: dict, image_size: tuple[int, int], config: NsConfig,
     yy, xx = np.mgrid[0:rows, 0:cols]
     cells, offsets, zs, colors = [], [], [], []
     for obj in scene["objects"]:
+        if obj["type"] not in config.types:
+            continue
         u, v = _resize_uv(obj, image_size, config)
         if flip:
             u = config.width - u
         cx, cy = u / config.stride, v / config.stride
-        col, row = int(cx), int(cy)
-        if not (0 <= row < rows and 0 <= col < cols) or obj["type"] not in config.types:
-            continue
-        if obj.get("visible_pixels", MIN_VISIBLE) < MIN_VISIBLE:
-            if obj.get("visible_pixels", 0) > 0:
-                ignore[max(row - 1, 0):row + 2, max(col - 1, 0):col + 2] = True
+        col, row = math.floor(cx), math.floor(cy)
+        inside = 0 <= row < rows and 0 <= col < cols
+        visible = obj.get("visible_pixels", MIN_VISIBLE)
+        if not inside or visible < MIN_VISIBLE:
+            if visible > 0:
+                r, c = min(max(row, 0), rows - 1), min(max(col, 0), cols - 1)
+                ignore[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = True
             continue
         t = config.types.index(obj["type"])
         sigma = config.sigma_cells[t]
@@ -68,4 +74,5 @@ def make_targets(scene: dict, image_size: tuple[int, int], config: NsConfig,
         colors.append(config.colors.index(obj["color"]))
     return Targets(heat, ignore, np.asarray(cells, np.int64).reshape(-1, 3),
                    np.asarray(offsets, np.float32).reshape(-1, 2), np.asarray(zs, np.float32),
-                   np.asarray(colors, np.int64))
+                   np.asarray(colors, np.int64),
+                   np.asarray([config.level_of(z) for z in zs], np.int64))
