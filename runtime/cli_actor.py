@@ -104,7 +104,10 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
     p.add_argument("--language", choices=LANGUAGE_CHOICES, default=None,
                    help="sentence encoder (default: the preset's, minilm); +rgb appends the "
                         "lexicon RGB of the colors a step names (helps unseen colors)")
-    p.add_argument("--no-augment", action="store_true", help="no rotation augmentation")
+    p.add_argument("--no-augment", action="store_true", help="no SE(2) augmentation")
+    p.add_argument("--shift", type=float, default=0.0, metavar="PX",
+                   help="std of the augmentation's random shift, px per axis (Transporter: "
+                        "a sixth of the short side, ~27); 0: rotations only")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=_train_actor)
@@ -117,6 +120,7 @@ def _train_actor(args: argparse.Namespace) -> int:
                           batch_size=args.batch_size, preset=args.preset, lr=args.lr,
                           checkpoint_every=args.checkpoint_every, resume=args.resume,
                           seed=args.seed, workers=args.workers, augment=not args.no_augment,
+                          shift_sigma=args.shift,
                           language=args.language, warmup=args.warmup, embeddings=args.embeddings,
                           max_demos=args.max_demos,
                           progress=not (args.no_progress or args.json))

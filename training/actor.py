@@ -59,6 +59,7 @@ class TrainActorSpec:
     seed: int = 0
     workers: int = 0  # DataLoader worker processes
     augment: bool = True
+    shift_sigma: float = 0.0  # px per axis of the augmentation's random shift (0: rotation only)
     language: str | None = None  # override the preset's encoder (e.g. "hash" without MiniLM)
     embeddings: Path | None = None  # precomputed instruction vectors (a machine without MiniLM)
     max_demos: int | None = None  # train on the first N demo files only (lowest seeds)
@@ -72,6 +73,8 @@ class TrainActorSpec:
         for name in ("steps", "batch_size", "checkpoint_every", "log_every"):
             if getattr(self, name) < 1:
                 out.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.shift_sigma < 0:
+            out.append(f"shift_sigma must be >= 0, got {self.shift_sigma}")
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
         if self.warmup < 0 or not 0 <= self.min_lr_ratio <= 1:
@@ -129,7 +132,7 @@ def train_actor(spec: TrainActorSpec) -> dict:
     set_seed(spec.seed)
     config, ckpt = resolve_config(spec)
     dataset = DemoDataset(spec.demos, config, _encoder(spec, config), augment=spec.augment,
-                          max_episodes=spec.max_demos)
+                          max_episodes=spec.max_demos, shift_sigma=spec.shift_sigma)
     torch.backends.cudnn.benchmark = True  # fixed input sizes: let cuDNN pick its fastest convs
     model = CliportModel(config)
     params = count_parameters(model)

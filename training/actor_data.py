@@ -1,12 +1,14 @@
-"""Demonstration steps as a torch Dataset for the CLIPort actor, with rotation augmentation.
+"""Demonstration steps as a torch Dataset for the CLIPort actor, with SE(2) augmentation.
 
 Every (episode, step) of every demo file in a directory is one item, so a shuffled sampler
 draws steps uniformly at random. Items are network-ready: the normalised (4, H, W) input, the
 instruction's embedding (computed once per distinct instruction), pick and place pixels and the
-rotation bin. Augmentation turns the whole scene about the image centre by a random angle
-(Transporter's SE(2) augmentation without the shift): pick and place pixels turn with it, and
-the rotation bin does not change, since it is the yaw *difference* between the pick and place
-neighbourhoods, which a global rotation preserves.
+rotation bin. Augmentation turns the whole scene about the image centre by a random angle and,
+with `shift_sigma`, moves it by a random offset (Transporter's SE(2) augmentation: a normal
+shift of about a sixth of the short side): pick and place pixels move with it, and the rotation
+bin does not change, since it is the yaw *difference* between the pick and place
+neighbourhoods, which a rigid motion of the whole scene preserves. Few demos need the shift
+most: without it, 100 demos show each object at only ~100 places.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ AUGMENT_TRIES = 10  # angles drawn before giving up and keeping the sample unrot
 LABEL_MARGIN = 2  # pixels kept between a turned label and the image border
 
 
-def rotate_pixels(pixels: np.ndarray, angle: float, shape: tuple[int, int]) -> np.ndarray:
-    """(N, 2) (row, col) turned by `angle` radians about the image centre, rounded to pixels.
+def rotate_pixels(pixels: np.ndarray, angle: float, shape: tuple[int, int],
+                  shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """(N, 2) (row, col) turned by `angle` radians about the image centre, then moved by
+    `shift` (rows, cols), rounded to pixels.
 
     The (col, row) frame is the world (x, y) frame scaled, so +angle turns the scene
     counter-clockwise as seen in world coordinates, like a positive yaw.
@@ -39,21 +43,23 @@ def rotate_pixels(pixels: np.ndarray, angle: float, shape: tuple[int, int]) -> n
     cr, cc = (shape[0] - 1) / 2.0, (shape[1] - 1) / 2.0
     dr, dc = pixels[:, 0] - cr, pixels[:, 1] - cc
     cos, sin = math.cos(angle), math.sin(angle)
-    col = cc + cos * dc - sin * dr
-    row = cr + sin * dc + cos * dr
+    col = cc + cos * dc - sin * dr + shift[1]
+    row = cr + sin * dc + cos * dr + shift[0]
     return np.rint(np.stack([row, col], axis=1)).astype(np.int64)
 
 
-def rotate_image(image: torch.Tensor, angle: float) -> torch.Tensor:
-    """(C, H, W) turned by `angle` about the centre, nearest-neighbour (values are copied, not
-    blended, so heights stay exact), zeros where the turned image does not reach."""
+def rotate_image(image: torch.Tensor, angle: float,
+                 shift: tuple[float, float] = (0.0, 0.0)) -> torch.Tensor:
+    """(C, H, W) turned by `angle` about the centre and moved by `shift` (rows, cols) as
+    `rotate_pixels` moves labels, nearest-neighbour (values are copied, not blended, so
+    heights stay exact), zeros where the moved image does not reach."""
     h, w = image.shape[-2:]
     cr, cc = (h - 1) / 2.0, (w - 1) / 2.0
     rows, cols = torch.meshgrid(torch.arange(h, dtype=torch.float32),
                                 torch.arange(w, dtype=torch.float32), indexing="ij")
     cos, sin = math.cos(angle), math.sin(angle)
-    dc, dr = cols - cc, rows - cr
-    src_col = cc + cos * dc + sin * dr  # inverse rotation: where each output pixel comes from
+    dc, dr = cols - cc - shift[1], rows - cr - shift[0]
+    src_col = cc + cos * dc + sin * dr  # inverse motion: where each output pixel comes from
     src_row = cr - sin * dc + cos * dr
     grid = torch.stack([2 * src_col / (w - 1) - 1, 2 * src_row / (h - 1) - 1], dim=-1)
     out = F.grid_sample(image[None].float(), grid[None], mode="nearest",
@@ -61,18 +67,21 @@ def rotate_image(image: torch.Tensor, angle: float) -> torch.Tensor:
     return out[0].to(image.dtype)
 
 
-def random_rotation(rng: np.random.Generator, labels: np.ndarray,
-                    shape: tuple[int, int]) -> tuple[float, np.ndarray]:
-    """A random angle whose turned labels (N, 2) stay inside the image; (0, labels) if none of
-    AUGMENT_TRIES draws does (a label far from the centre of the long, thin image)."""
+def random_rotation(rng: np.random.Generator, labels: np.ndarray, shape: tuple[int, int],
+                    shift_sigma: float = 0.0) -> tuple[float, tuple[float, float], np.ndarray]:
+    """A random angle and shift (normal, `shift_sigma` px per axis) whose moved labels (N, 2)
+    stay inside the image; (0, (0, 0), labels) if none of AUGMENT_TRIES draws does (a label far
+    from the centre of the long, thin image)."""
     for _ in range(AUGMENT_TRIES):
         angle = float(rng.uniform(-math.pi, math.pi))
-        turned = rotate_pixels(labels, angle, shape)
-        inside = ((turned >= LABEL_MARGIN)
-                  & (turned <= np.array(shape) - 1 - LABEL_MARGIN)).all()
+        shift = tuple(float(x) for x in rng.normal(0.0, shift_sigma, 2)) if shift_sigma else \
+            (0.0, 0.0)
+        moved = rotate_pixels(labels, angle, shape, shift)
+        inside = ((moved >= LABEL_MARGIN)
+                  & (moved <= np.array(shape) - 1 - LABEL_MARGIN)).all()
         if inside:
-            return angle, turned
-    return 0.0, labels.astype(np.int64)
+            return angle, shift, moved
+    return 0.0, (0.0, 0.0), labels.astype(np.int64)
 
 
 class DemoDataset(Dataset):
@@ -82,8 +91,9 @@ class DemoDataset(Dataset):
 
     def __init__(self, demo_dir: str | Path, config: CliportConfig, encoder: CachedEncoder,
                  augment: bool = True, cache_episodes: int = 64,
-                 max_episodes: int | None = None) -> None:
+                 max_episodes: int | None = None, shift_sigma: float = 0.0) -> None:
         self.config, self.augment, self.cache_size = config, augment, cache_episodes
+        self.shift_sigma = shift_sigma  # px per axis; 0: rotation only
         self.files = sorted(Path(demo_dir).glob("*.npz"))[:max_episodes]  # lowest seeds first
         if not self.files:
             raise FileNotFoundError(f"no demo files (*.npz) in {demo_dir}")
@@ -119,9 +129,10 @@ class DemoDataset(Dataset):
         if self.augment:
             # Seeded from torch's generator, which accelerate/DataLoader seed per process/worker.
             rng = np.random.default_rng(int(torch.randint(0, 2**62, ())))
-            angle, labels = random_rotation(rng, labels, self.config.image_shape)
-            if angle:  # after normalising: the uncovered corners become mean-colour flat table
-                image = rotate_image(image, angle)
+            angle, shift, labels = random_rotation(rng, labels, self.config.image_shape,
+                                                   self.shift_sigma)
+            if angle or any(shift):  # after normalising: uncovered parts become mean-colour table
+                image = rotate_image(image, angle, shift)
         rotation = yaw_to_bin(float(arrays["yaw_change"][t]), self.config.n_rotations)
         return {"image": image, "lang": self.lang[meta["steps"][t]["instruction"]],
                 "pick": torch.as_tensor(labels[0]), "place": torch.as_tensor(labels[1]),

@@ -31,9 +31,10 @@ def test_turned_labels_stay_on_the_pixels_of_their_objects(seed):
     if max(abs(pick[0] - place[0]), abs(pick[1] - place[1])) < 8:
         place = (place[0] + 20, place[1])
     labels = np.array([pick, place])
-    angle, turned = random_rotation(rng, labels, SHAPE)
+    angle, shift, turned = random_rotation(rng, labels, SHAPE, shift_sigma=27.0 * (seed % 2))
     assert angle != 0.0  # these labels are central enough for some angle to fit
-    image = rotate_image(_blobs(pick, place), angle)
+    assert (shift != (0.0, 0.0)) == bool(seed % 2)
+    image = rotate_image(_blobs(pick, place), angle, shift)
     assert ((turned >= 0) & (turned < np.array(SHAPE))).all()
     assert float(image[0, turned[0, 0], turned[0, 1]]) == 1.0
     assert float(image[0, turned[1, 0], turned[1, 1]]) == 2.0
@@ -42,16 +43,16 @@ def test_turned_labels_stay_on_the_pixels_of_their_objects(seed):
 def test_turning_pixels_agrees_with_turning_the_image():
     image = torch.zeros(1, *SHAPE)
     image[0, 100, 30] = 1.0
-    for angle in (0.3, 1.2, -2.0):
-        (row, col), = rotate_pixels(np.array([[100, 30]]), angle, SHAPE)
-        assert float(rotate_image(image, angle)[0, row, col]) == 1.0
+    for angle, shift in ((0.3, (0.0, 0.0)), (1.2, (12.0, -7.0)), (-2.0, (-30.0, 4.0))):
+        (row, col), = rotate_pixels(np.array([[100, 30]]), angle, SHAPE, shift)
+        assert float(rotate_image(image, angle, shift)[0, row, col]) == 1.0
 
 
 def test_labels_near_a_corner_are_kept_unturned_when_no_angle_fits():
     rng = np.random.default_rng(0)
     labels = np.array([[1, 1], [318, 158]])  # opposite corners: no rotation keeps both inside
-    angle, turned = random_rotation(rng, labels, SHAPE)
-    assert angle == 0.0 and np.array_equal(turned, labels)
+    angle, shift, turned = random_rotation(rng, labels, SHAPE, shift_sigma=20.0)
+    assert angle == 0.0 and shift == (0.0, 0.0) and np.array_equal(turned, labels)
 
 
 def test_dataset_items_are_network_ready(demo_dir, tiny):
