@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from runtime.cli_args import non_negative_int, positive_int
+from runtime.eval_vqa import is_correct
 
 if TYPE_CHECKING:
     import uvicorn
@@ -176,15 +177,15 @@ def _print_answers(reasoner: Reasoner, image: np.ndarray, args: argparse.Namespa
 
 
 def load_image(path: Path) -> np.ndarray:
-    """(H, W, 3) uint8 from a PNG or JPEG file; ValueError naming the file otherwise."""
-    from PIL import Image, UnidentifiedImageError
+    """(H, W, 3) uint8 from an image file (any format PIL reads, via `vrs.images`);
+    ValueError naming the file otherwise."""
+    from vrs.images import decode_image_bytes
 
     if not path.is_file():
         raise ValueError(f"no image file at {path}")
     try:
-        with Image.open(path) as img:
-            return np.array(img.convert("RGB"), dtype=np.uint8)
-    except (UnidentifiedImageError, OSError) as e:
+        return decode_image_bytes(path.read_bytes(), formats=None)
+    except (ValueError, OSError) as e:
         raise ValueError(f"{path} is not a readable image: {e}") from None
 
 
@@ -294,15 +295,11 @@ def _record(row: dict, answer: Answer) -> dict:
     gold = str(row["answer"])
     out = {"image_filename": row["image_filename"], "question": row["question"],
            "answer": gold, "predicted": answer.text, "score": answer.score,
-           "correct": _same(answer.text, gold)}
+           "correct": is_correct(answer.text, gold)}
     for key in ("question_index", *BREAKDOWNS):
         if key in row:
             out[key] = row[key]
     return out
-
-
-def _same(predicted: str, gold: str) -> bool:
-    return predicted.strip().lower() == gold.strip().lower()
 
 
 def _breakdown(records: list[dict], key: str) -> dict:

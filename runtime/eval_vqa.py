@@ -20,6 +20,7 @@ import numpy as np
 
 from runtime.provenance import provenance
 from runtime.stats import wilson_interval
+from vrs.images import to_rgb_array
 from vrs.reasoner import Answer, Reasoner
 
 IMAGES_PER_CALL = 16
@@ -48,12 +49,12 @@ def _by_image(dataset) -> Iterator[tuple[np.ndarray, list[dict]]]:
     current = None
     for row in dataset:
         if row["image_id"] != current and rows:
-            yield np.asarray(rows[0]["image"].convert("RGB")), rows
+            yield to_rgb_array(rows[0]["image"]), rows
             rows = []
         current = row["image_id"]
         rows.append(row)
     if rows:
-        yield np.asarray(rows[0]["image"].convert("RGB")), rows
+        yield to_rgb_array(rows[0]["image"]), rows
 
 
 def answer_split(reasoner: Reasoner, dataset) -> list[dict]:
@@ -84,7 +85,14 @@ def _record(row: dict, answer: Answer) -> dict:
     keep = ("image_id", "question", "answer", "answer_type", "template", "family", "same_color",
             "dark")
     return {**{k: row[k] for k in keep}, "predicted": answer.text,
-            "score": round(answer.score, 4), "correct": answer.text == row["answer"]}
+            "score": round(answer.score, 4), "correct": is_correct(answer.text, row["answer"])}
+
+
+def is_correct(predicted: str, gold: object) -> bool:
+    """Whether an answer is right: exactly the gold answer (as text), as CLEVR scores it and as
+    `eval vqa` always has; "Blue " for "blue" is wrong. Why one function: `codeplan ask
+    --questions` scores with it too, so both report the same accuracy for the same answers."""
+    return predicted == str(gold)
 
 
 def accuracy(records: list[dict]) -> dict:

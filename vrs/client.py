@@ -7,14 +7,12 @@ pixels). Transient failures (connection refused or reset, 5xx, 503 busy) are ret
 exponential backoff; a 4xx is the caller's mistake and is raised at once with the server's
 message; a read timeout is not retried (the model may still be working on it).
 
-    reasoner = HttpReasoner("http://127.0.0.1:8765")
-    reasoner.ask(obs.front_rgb, ["is the red block in the blue bowl?"])
+    with HttpReasoner("http://127.0.0.1:8765") as reasoner:   # close() frees its sockets
+        reasoner.ask(obs.front_rgb, ["is the red block in the blue bowl?"])
 """
 
 from __future__ import annotations
 
-import base64
-import io
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import requests
 
+from vrs.images import encode_png_base64
 from vrs.reasoner import Answer
 
 MAX_BACKOFF_S = 10.0
@@ -47,7 +46,9 @@ class ServiceTimeout(ServiceError):
 class HttpReasoner:
     """Reasoner protocol backed by a `vrs.service` server at `url` (see the module docstring).
 
-    `ask_many` sends up to `parallel` requests at once, so the server can batch them.
+    `ask_many` sends up to `parallel` requests at once, so the server can batch them. Each
+    thread keeps one keep-alive session; `close()` (or leaving a `with` block) closes them all
+    and the `ask_many` thread pool. A closed reasoner still works: it opens new ones.
     """
 
     def __init__(self, url: str, timeout_s: float = 30.0, retries: int = 3,
@@ -67,6 +68,9 @@ class HttpReasoner:
         self.parallel = parallel
         self._model: str | None = None
         self._local = threading.local()
+        self._lock = threading.Lock()  # guards the two below
+        self._sessions: list[requests.Session] = []
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def name(self) -> str:
@@ -95,14 +99,42 @@ class HttpReasoner:
         """Answers for several images, up to `parallel` requests in flight."""
         if len(items) <= 1:
             return [self.ask(image, qs) for image, qs in items]
-        with ThreadPoolExecutor(min(self.parallel, len(items))) as pool:
-            return list(pool.map(lambda item: self.ask(*item), items))
+        return list(self._executor().map(lambda item: self.ask(*item), items))
+
+    def close(self) -> None:
+        """Close every thread's session and shut the thread pool down. Why: their sockets and
+        threads would otherwise live as long as the process, one set per reasoner made."""
+        with self._lock:
+            sessions, self._sessions = self._sessions, []
+            pool, self._pool = self._pool, None
+            self._local = threading.local()  # threads open new sessions if used again
+        if pool is not None:
+            pool.shutdown(wait=True)
+        for session in sessions:
+            session.close()
+
+    def __enter__(self) -> HttpReasoner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """The `ask_many` pool, made on first use and kept until close(). Why one: a pool per
+        call started and joined `parallel` threads (each with a new session) every time."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.parallel, thread_name_prefix="vrs-client")
+            return self._pool
 
     def _session(self) -> requests.Session:
-        """One keep-alive session per thread (a Session is not safe to share across threads)."""
+        """One keep-alive session per thread (a Session is not safe to share across threads),
+        remembered so that close() can close it."""
         session = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = requests.Session()
+            with self._lock:
+                self._sessions.append(session)
         return session
 
     def _request(self, method: str, path: str, **kwargs: object) -> dict:
@@ -168,15 +200,3 @@ def _detail(response: requests.Response) -> str:
 def _short(error: Exception) -> str:
     text = str(error)
     return text if len(text) <= 200 else text[:200] + "..."
-
-
-def encode_png_base64(image: np.ndarray) -> str:
-    """Base64 text of `image` as a PNG: (H, W, 3) or (H, W, 4) or (H, W) uint8."""
-    from PIL import Image
-
-    arr = np.asarray(image)
-    if arr.dtype != np.uint8 or not (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] in (3, 4))):
-        raise ValueError(f"image must be (H, W, 3) uint8, got {arr.shape} {arr.dtype}")
-    buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(arr)).save(buffer, format="PNG", compress_level=1)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")

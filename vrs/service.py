@@ -23,14 +23,10 @@ business: it answers an unparseable question with a score-0 answer.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
-import io
 import json
 import threading
 import time
-import warnings
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -41,12 +37,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect
 
+from vrs import images
+from vrs.images import IMAGE_FORMATS
 from vrs.reasoner import Reasoner
-from vrs.service_batching import MicroBatcher, QueueFull, ReasonerFailure
+from vrs.service_batching import MicroBatcher, QueueFull, ReasonerFailure, ServiceStopping
 
 MAX_BODY_BYTES = 16 * 2**20
 MAX_IMAGE_PIXELS = 4096 * 4096
-IMAGE_FORMATS = ("PNG", "JPEG")
 
 
 class VqaRequest(BaseModel):
@@ -126,7 +123,7 @@ _ERRORS = {code: {"model": ErrorResponse, "description": text} for code, text in
     (415, "the content type is neither application/json nor multipart/form-data"),
     (422, "the questions are missing, empty, too long or too many"),
     (500, "the reasoner failed on valid input"),
-    (503, "too many requests are waiting; retry later"))}
+    (503, "too many requests are waiting, or the service is shutting down; retry later"))}
 
 _MULTIPART_SCHEMA = {
     "type": "object", "required": ["image", "questions"],
@@ -159,14 +156,24 @@ def _add_routes(app: FastAPI, reasoner: Reasoner, batcher: MicroBatcher, limits:
             except QueueFull as e:
                 raise HTTPException(503, f"service busy: {e}; retry later",
                                     headers={"Retry-After": "1"}) from None
+            except ServiceStopping as e:
+                raise _stopping_error(e) from None
         try:
             result = await future
+        except ServiceStopping as e:
+            raise _stopping_error(e) from None
         except ReasonerFailure as e:
             raise HTTPException(500, str(e)) from None
         answers = [AnswerOut(question=q, answer=str(a.text), score=float(a.score))
                    for q, a in zip(questions, result.answers, strict=True)]
         return VqaResponse(answers=answers, model=reasoner.name, batch_size=result.batch_size,
                            latency_ms=(time.perf_counter() - started) * 1000)
+
+
+def _stopping_error(error: ServiceStopping) -> HTTPException:
+    """503: a request that arrives, or is still queued, while the server shuts down is not the
+    caller's fault and may succeed on a restarted server, so the client retries it."""
+    return HTTPException(503, f"{error}; retry later", headers={"Retry-After": "1"})
 
 
 async def read_vqa_request(request: Request, limits: Limits) -> tuple[bytes, list]:
@@ -234,15 +241,10 @@ def _pydantic_message(error: ValidationError) -> str:
 
 def decode_base64(text: str) -> bytes:
     """The bytes of a base64 string (or data: URL); 400 naming the problem otherwise."""
-    if text.startswith("data:"):
-        text = text.partition(",")[2]
     try:
-        data = base64.b64decode("".join(text.split()), validate=True)
-    except (binascii.Error, ValueError) as e:
-        raise HTTPException(400, f"image is not valid base64: {e}") from None
-    if not data:
-        raise HTTPException(400, "image is empty")
-    return data
+        return images.decode_base64(text)
+    except ValueError as e:
+        raise HTTPException(400, str(e)) from None
 
 
 async def _from_multipart(request: Request, body: bytes, limits: Limits) -> tuple[bytes, list]:
@@ -299,29 +301,14 @@ def check_questions(questions: list, limits: Limits) -> None:
 
 
 def decode_image(data: bytes, max_pixels: int = MAX_IMAGE_PIXELS) -> np.ndarray:
-    """(H, W, 3) uint8 RGB from PNG/JPEG bytes; 400 if they are not one, 413 if too large
-    (checked from the header, before the pixels are decompressed)."""
-    from PIL import Image, UnidentifiedImageError
-
+    """(H, W, 3) uint8 RGB from PNG/JPEG bytes (`vrs.images`); 413 if too large (checked from
+    the header, before the pixels are decompressed), 400 if they are not a PNG or JPEG."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data), formats=IMAGE_FORMATS)
-            width, height = img.size
-            if width * height > max_pixels:
-                raise HTTPException(413, f"image is {width}x{height} pixels; the limit is "
-                                         f"{max_pixels} pixels")
-            rgb = img.convert("RGB")
-    except HTTPException:
-        raise
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as e:
-        raise HTTPException(413, f"image is too large: {e}") from None
-    except UnidentifiedImageError:
-        raise HTTPException(400, "image bytes are not a PNG or JPEG file") from None
-    except Exception as e:
-        raise HTTPException(400, "image is not a decodable PNG or JPEG file "
-                                 f"({type(e).__name__}: {e})") from None
-    return np.array(rgb, dtype=np.uint8)
+        return images.decode_image_bytes(data, max_pixels=max_pixels, formats=IMAGE_FORMATS)
+    except images.ImageTooLarge as e:
+        raise HTTPException(413, str(e)) from None
+    except ValueError as e:
+        raise HTTPException(400, str(e)) from None
 
 
 class BackgroundServer:

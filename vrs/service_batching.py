@@ -15,6 +15,10 @@ and the queue is empty. A lone sequential caller therefore pays no `max_wait_ms`
 Each request awaits an asyncio future that the worker resolves from its own thread
 (`loop.call_soon_threadsafe`). If a batch raises, each of its images is retried alone, so one
 image that breaks the model fails only its own request.
+
+`stop()` lets the worker finish the batch it is running; every request still queued then fails
+with `ServiceStopping`, and new ones are refused with it until the worker has ended, so a
+request never waits on a worker that is gone and there is never a second worker.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import contextlib
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -38,6 +43,10 @@ class QueueFull(Exception):
 
 class ReasonerFailure(Exception):
     """The reasoner raised, or returned the wrong number of answers, for valid input."""
+
+
+class ServiceStopping(Exception):
+    """The service is shutting down: the request was refused, or dropped from the queue."""
 
 
 @dataclass
@@ -65,7 +74,7 @@ class MicroBatcher:
     """Queue of pending requests plus the one thread that runs the model (module docstring)."""
 
     def __init__(self, reasoner: Reasoner, max_batch_images: int = 16, max_wait_ms: float = 5,
-                 max_queue: int = 1024) -> None:
+                 max_queue: int = 1024, batch_history: int = 1024) -> None:
         if max_batch_images < 1:
             raise ValueError(f"max_batch_images must be at least 1, got {max_batch_images}")
         if max_wait_ms < 0:
@@ -77,7 +86,10 @@ class MicroBatcher:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._arriving = 0
-        self.batch_sizes: list[int] = []  # every batch the worker ran (for stats and tests)
+        self._stopping = False  # set by stop(), cleared by the worker as it ends
+        # The sizes of the last `batch_history` batches (for stats and tests); bounded, as a
+        # server runs for weeks.
+        self.batch_sizes: deque[int] = deque(maxlen=batch_history)
 
     @contextlib.contextmanager
     def arriving(self) -> Iterator[None]:
@@ -92,14 +104,16 @@ class MicroBatcher:
 
     def enqueue(self, image: np.ndarray, questions: list[str]) -> asyncio.Future:
         """Queue one image; the future (of the running event loop) gets its BatchResult or a
-        ReasonerFailure. QueueFull if too many requests are waiting."""
-        self.start()
+        ReasonerFailure or ServiceStopping. QueueFull if too many requests are waiting,
+        ServiceStopping while the service shuts down."""
         loop = asyncio.get_running_loop()
         job = _Job(image, questions, loop, loop.create_future())
-        try:
-            self._queue.put_nowait(job)
-        except queue.Full:
-            raise QueueFull(f"{self._queue.maxsize} requests are already waiting") from None
+        with self._lock:  # with start/stop's checks, so no job lands behind a worker's end
+            self._start_locked()
+            try:
+                self._queue.put_nowait(job)
+            except queue.Full:
+                raise QueueFull(f"{self._queue.maxsize} requests are already waiting") from None
         return job.future
 
     async def submit(self, image: np.ndarray, questions: list[str]) -> BatchResult:
@@ -107,28 +121,66 @@ class MicroBatcher:
         return await self.enqueue(image, questions)
 
     def start(self) -> None:
-        """Start the worker thread if it is not running (idempotent, thread-safe)."""
+        """Start the worker thread if it is not running (idempotent, thread-safe);
+        ServiceStopping while a stopped worker has not ended yet."""
         with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="vrs-model-worker",
-                                                daemon=True)
-                self._thread.start()
+            self._start_locked()
+
+    def _start_locked(self) -> None:
+        """Start a worker unless one runs. Why refuse while stopping: the old worker may still be
+        inside the model (stop's join timed out), and a second one would call the model from
+        two threads at once. The worker clears `_stopping` as it ends (`_end`)."""
+        if self._stopping:
+            raise ServiceStopping("the reasoning service is shutting down")
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="vrs-model-worker",
+                                             daemon=True)
+            self._thread.start()
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        """Let the worker finish the batch it is running, then end it."""
+        """Let the worker finish the batch it is running, then end it; the requests still
+        queued fail with ServiceStopping. Waits up to `timeout_s` for the worker to end."""
         with self._lock:
-            thread, self._thread = self._thread, None
-        if thread is not None and thread.is_alive():
-            self._queue.put(_STOP)
-            thread.join(timeout_s)
+            thread = self._thread
+            if thread is None:
+                return
+            if not self._stopping:
+                self._stopping = True
+                # Wakes an idle worker. A full queue means a busy worker, which sees the flag
+                # after its batch. Put under the lock, so no stale _STOP outlives this worker.
+                with contextlib.suppress(queue.Full):
+                    self._queue.put_nowait(_STOP)
+        thread.join(timeout_s)
 
     def _run(self) -> None:
-        while True:
-            batch, stop = self._collect()
-            if batch:
-                self._answer(batch)
-            if stop:
-                return
+        try:
+            while not self._stopping:
+                batch, stop = self._collect()
+                if batch:
+                    self._answer(batch)
+                if stop:
+                    return
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        """The worker's last act. Why: without it the requests still queued would await
+        futures no thread will ever resolve; failing them now answers them at once. Clearing
+        `_thread` and `_stopping` under the lock lets a later start() run a fresh worker."""
+        with self._lock:
+            pending = []
+            while True:
+                try:
+                    job = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if job is not _STOP:
+                    pending.append(job)
+            self._thread = None
+            self._stopping = False
+        for job in pending:
+            _resolve(job, ServiceStopping("the reasoning service is shutting down; the request "
+                                          "was not answered"))
 
     def _collect(self) -> tuple[list[_Job], bool]:
         """The next batch: block for one job, then gather more until full or out of time."""

@@ -16,6 +16,7 @@ import requests
 from PIL import Image
 
 from runtime.cli_vrs import add_ask_parser, add_serve_parser, build_server, score_questions_file
+from runtime.eval_vqa import is_correct
 from vrs.reasoner import Answer
 from vrs.service import BackgroundServer, create_app
 
@@ -81,7 +82,7 @@ def dataset(tmp_path):
             ("a.png", "how wide is the image?", "31", "f1", "count"),
             ("b.png", "what color is the image?", "blue", "f1", "color"),  # wrong gold
             ("b.png", "how wide is the image?", "32", "f2", "count"),
-            ("c.jpg", "what color is the image?", "Blue", "f2", "color"),  # case-blind
+            ("c.jpg", "what color is the image?", "blue", "f2", "color"),
             ("c.jpg", "how wide is the image?", "33", "f2", "count"),
             ("c.jpg", "is it pretty?", "yes", "f2", "yes/no")]  # unsupported: wrong
     questions = [{"image_index": ord(f[0]) - 97, "image_filename": f, "question_index": i,
@@ -138,6 +139,22 @@ def test_model_option_loads_through_load_reasoner(dataset, monkeypatch, capsys):
     _, out = run(["ask", "--model", "ns", "--questions", str(dataset),
                   "--images", str(dataset.parent / "images")], capsys)
     assert seen == [("ns", "cpu")] and json.loads(out)["correct"] == 5
+
+
+def test_questions_file_is_scored_with_eval_vqas_exact_match(tmp_path):
+    """`ask --questions` and `eval vqa` count the same answers right: exact text, no case or
+    whitespace folding (it used to fold both, so the two disagreed on the same answers)."""
+    save(tmp_path / "images" / "a.png", "red", 31)
+    golds = [("what color is the image?", "red"), ("what color is the image?", "Red"),
+             ("what color is the image?", " red"), ("how wide is the image?", 31)]
+    rows = [{"image_filename": "a.png", "question": q, "answer": a} for q, a in golds]
+    (tmp_path / "questions.json").write_text(json.dumps({"questions": rows}))
+    result = score_questions_file(ColorReasoner(), tmp_path / "questions.json",
+                                  tmp_path / "images")
+    assert [a["correct"] for a in result["answers"]] == [True, False, False, True]
+    assert [a["correct"] for a in result["answers"]] == [
+        is_correct(a["predicted"], a["answer"]) for a in result["answers"]]
+    assert result["correct"] == 2 and result["accuracy"] == 0.5
 
 
 class SceneLookupReasoner:

@@ -7,10 +7,12 @@ import re
 import socket
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+import requests
 
 from vrs.client import HttpReasoner, ServiceError, ServiceRejected, ServiceTimeout
 from vrs.reasoner import Answer
@@ -177,3 +179,56 @@ def test_connection_refused_is_retried_then_reported():
     message = re.escape(f"cannot reach http://127.0.0.1:{port}/v1/vqa after 3 attempts")
     with pytest.raises(ServiceError, match=message):
         HttpReasoner(f"http://127.0.0.1:{port}", retries=2, backoff_s=0.01).ask(gray(5), ["a?"])
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """Every requests.Session and ask_many pool the client makes, as (sessions, pools)."""
+    sessions: list[requests.Session] = []
+    pools: list[ThreadPoolExecutor] = []
+
+    class RecordingSession(requests.Session):
+        closed = False
+
+        def __init__(self) -> None:
+            super().__init__()
+            sessions.append(self)
+
+        def close(self) -> None:
+            self.closed = True
+            super().close()
+
+    class RecordingPool(ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            pools.append(self)
+
+    monkeypatch.setattr(requests, "Session", RecordingSession)
+    monkeypatch.setattr("vrs.client.ThreadPoolExecutor", RecordingPool)
+    return sessions, pools
+
+
+def test_leaving_the_with_block_closes_every_threads_session(service, recorded):
+    url, _ = service
+    sessions, _ = recorded
+    items = [(gray(10 * i), ["how tall is it?"]) for i in range(6)]
+    with HttpReasoner(url, parallel=3) as client:
+        assert client.ask(gray(1), ["how tall is it?"]) == [Answer("24", 1.0)]
+        client.ask_many(items)
+        assert len(sessions) >= 2 and not any(s.closed for s in sessions)
+    assert all(s.closed for s in sessions)  # the caller's thread's and the pool threads'
+
+
+def test_ask_many_keeps_one_pool_until_close(service, recorded):
+    url, _ = service
+    _, pools = recorded
+    items = [(gray(10 * i, height=10 + i), ["how tall is it?"]) for i in range(5)]
+    client = HttpReasoner(url, parallel=4)
+    for _ in range(3):
+        assert [r[0].text for r in client.ask_many(items)] == [str(10 + i) for i in range(5)]
+    assert len(pools) == 1
+    client.close()
+    with pytest.raises(RuntimeError, match="shutdown"):
+        pools[0].submit(print)  # close() shut it down
+    assert len(client.ask_many(items)) == 5 and len(pools) == 2  # usable again: a new pool
+    client.close()

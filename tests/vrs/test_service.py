@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import threading
@@ -14,6 +15,7 @@ from PIL import Image
 
 from vrs.reasoner import Answer
 from vrs.service import BackgroundServer, create_app
+from vrs.service_batching import MicroBatcher, ServiceStopping
 
 PALETTE = {"red": (220, 30, 30), "green": (30, 200, 60), "blue": (30, 60, 220),
            "white": (250, 250, 250), "black": (5, 5, 5)}
@@ -291,3 +293,101 @@ def test_openapi_describes_both_request_kinds_and_the_response(service):
     assert "answers" in spec["components"]["schemas"]["VqaResponse"]["properties"]
     docs = requests.get(url + "/docs", timeout=5)
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+def test_batch_history_keeps_only_the_latest_batches():
+    batcher = MicroBatcher(PixelReasoner(), max_wait_ms=0, batch_history=3)
+
+    async def five_requests() -> None:
+        for width in range(10, 15):
+            await batcher.submit(make_image("red", width=width), ["how wide is the image?"])
+
+    asyncio.run(five_requests())
+    batcher.stop()
+    assert list(batcher.batch_sizes) == [1, 1, 1]  # a long-running server keeps a bounded tail
+
+
+class GateReasoner:
+    """Stays inside the model until `release` is set; records the batch sizes."""
+
+    name = "gate"
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.batches: list[int] = []
+
+    def ask(self, image, questions):
+        return self.ask_many([(image, questions)])[0]
+
+    def ask_many(self, items):
+        self.batches.append(len(items))
+        self.entered.set()
+        assert self.release.wait(10)
+        return [[Answer("ok", 1.0) for _ in qs] for _, qs in items]
+
+
+def model_workers() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "vrs-model-worker" and t.is_alive()}
+
+
+def test_start_is_refused_until_a_stopped_worker_has_ended():
+    reasoner = GateReasoner()
+    batcher = MicroBatcher(reasoner, max_wait_ms=0)
+    before = model_workers()
+
+    async def stop_while_the_model_runs() -> None:
+        running = batcher.enqueue(make_image("red"), ["q?"])
+        await asyncio.to_thread(reasoner.entered.wait, 5)
+        busy = model_workers()
+        batcher.stop(timeout_s=0.05)  # times out: the worker is still inside the model
+        with pytest.raises(ServiceStopping):
+            batcher.start()
+        with pytest.raises(ServiceStopping, match="shutting down"):
+            batcher.enqueue(make_image("red"), ["q?"])
+        assert model_workers() == busy  # no second worker beside the busy one
+        reasoner.release.set()
+        assert (await asyncio.wait_for(running, 5)).answers == [Answer("ok", 1.0)]
+
+    asyncio.run(stop_while_the_model_runs())
+    for worker in model_workers() - before:
+        worker.join(5)
+    assert model_workers() == before
+    batcher.start()  # the old worker has ended: a fresh one may start
+    assert len(model_workers() - before) == 1
+    batcher.stop()
+    assert model_workers() == before
+
+
+def test_requests_still_queued_at_stop_fail_with_service_stopping():
+    reasoner = GateReasoner()
+    batcher = MicroBatcher(reasoner, max_batch_images=1, max_wait_ms=0)
+
+    async def stop_with_a_queue() -> list:
+        image = make_image("red")
+        running = batcher.enqueue(image, ["q?"])
+        await asyncio.to_thread(reasoner.entered.wait, 5)
+        queued = [batcher.enqueue(image, ["q?"]) for _ in range(2)]
+        batcher.stop(timeout_s=0.05)
+        reasoner.release.set()
+        return await asyncio.wait_for(asyncio.gather(running, *queued, return_exceptions=True),
+                                      5)
+
+    first, *rest = asyncio.run(stop_with_a_queue())
+    assert first.answers == [Answer("ok", 1.0)]  # the running batch is finished
+    assert [type(r) for r in rest] == [ServiceStopping, ServiceStopping]
+    assert "shutting down" in str(rest[0])
+    assert reasoner.batches == [1]  # the queued requests never reached the model
+
+
+def test_a_request_while_the_service_shuts_down_gets_503():
+    app = create_app(PixelReasoner())
+
+    def refuse(image, questions):
+        raise ServiceStopping("the reasoning service is shutting down")
+
+    app.state.batcher.enqueue = refuse
+    with BackgroundServer(app) as server:
+        reply = post_json(server.url, {"image": PNG, "questions": QUESTIONS[:1]})
+    assert reply.status_code == 503 and reply.headers["Retry-After"] == "1"
+    assert "shutting down" in reply.json()["detail"]
