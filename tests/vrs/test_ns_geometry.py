@@ -196,3 +196,24 @@ def _save_levels(path):
     from vrs.ns.model import DetectorNet
 
     return save_detector(DetectorNet(NsConfig(levels=4)), path)
+
+
+def test_decoding_reads_each_peaks_own_color_and_level():
+    config = NsConfig(levels=4)
+    lay = config.head_layout()
+    t, c, n = len(config.types), len(config.colors), config.levels
+    rows, cols = config.grid
+    maps = torch.zeros(2, config.out_channels, rows, cols)  # offsets 0: centres on cells
+    maps[:, lay["heat"]] = -8.0
+    peaks = [(0, 0, 30, 40, "red", 2), (0, 1, 31, 41, "blue", 0), (1, 0, 50, 100, "cyan", 3)]
+    for b, ti, r, col, color, level in peaks:  # the same cell in other types stays silent
+        maps[b, lay["heat"].start + ti, r, col] = 4.0
+        maps[b, lay["color"]].view(t, c, rows, cols)[ti, config.colors.index(color), r, col] = 6.0
+        maps[b, lay["level"]].view(t, n, rows, cols)[ti, level, r, col] = 6.0
+        maps[b, lay["z"].start + ti, r, col] = 0.05 * config.z_scale
+    dets = decode_maps(maps, config)
+    got = [sorted((d.type, d.color, d.level, round(d.u), round(d.v)) for d in per)
+           for per in dets]
+    assert got == [[("block", "red", 2, 80, 60), ("bowl", "blue", 0, 82, 62)],
+                   [("block", "cyan", 3, 200, 100)]]
+    assert all(abs(d.z - 0.05) < 1e-6 for per in dets for d in per)

@@ -42,25 +42,33 @@ class Detection:
 
 
 def decode_maps(maps: torch.Tensor, config: NsConfig) -> list[list[Detection]]:
-    """(B, out_channels, R, C) raw detector output -> detections per image."""
+    """(B, out_channels, R, C) raw detector output -> detections per image.
+
+    Only the sigmoid of the heatmaps is taken over the whole grid; offsets, heights, colors
+    and levels are read at the peaks alone (a handful of cells out of ~19,000), which keeps
+    decoding well under a millisecond.
+    """
     lay = config.head_layout()
-    t, c = len(config.types), len(config.colors)
+    t, c, n = len(config.types), len(config.colors), config.levels
     heat = torch.sigmoid(maps[:, lay["heat"]])
-    peaks = (heat == F.max_pool2d(heat, 3, 1, 1)) & (heat >= config.threshold)
+    peaks = ((heat == F.max_pool2d(heat, 3, 1, 1)) & (heat >= config.threshold)).nonzero()
     b, _, rows, cols = heat.shape
-    offset = maps[:, lay["offset"]].view(b, t, 2, rows, cols)
-    z = maps[:, lay["z"]] / config.z_scale
-    color = torch.softmax(maps[:, lay["color"]].view(b, t, c, rows, cols), dim=2)
-    level = (maps[:, lay["level"]].view(b, t, config.levels, rows, cols).argmax(2)
-             if config.levels else None)  # (B, T, R, C)
+    bi, ti, r, col = peaks.unbind(1)  # (P,) each
+    at = maps.permute(0, 2, 3, 1)[bi, r, col]  # (P, out_channels): every channel at each peak
+    rel = torch.arange(len(ti))
+    offset = at[:, lay["offset"]].view(-1, t, 2)[rel, ti]  # (P, 2)
+    z = at[:, lay["z"]][rel, ti] / config.z_scale  # (P,) metres
+    color = torch.softmax(at[:, lay["color"]].view(-1, t, c)[rel, ti], dim=1)  # (P, C)
+    level = at[:, lay["level"]].view(-1, t, n)[rel, ti].argmax(1) if n else None  # (P,)
+    p, k = color.max(1)
+    score = heat[bi, ti, r, col]
     out: list[list[Detection]] = [[] for _ in range(b)]
-    for i, ti, r, col in peaks.nonzero().tolist():
-        p, k = color[i, ti, :, r, col].max(0)
-        dx, dy = offset[i, ti, :, r, col].tolist()
-        out[i].append(Detection(config.types[ti], config.colors[int(k)],
-                                (col + dx) * config.stride, (r + dy) * config.stride,
-                                float(z[i, ti, r, col]), float(heat[i, ti, r, col]), float(p),
-                                None if level is None else int(level[i, ti, r, col])))
+    for j, (i, ty, row, cl) in enumerate(peaks.tolist()):
+        dx, dy = offset[j].tolist()
+        out[i].append(Detection(config.types[ty], config.colors[int(k[j])],
+                                (cl + dx) * config.stride, (row + dy) * config.stride,
+                                float(z[j]), float(score[j]), float(p[j]),
+                                None if level is None else int(level[j])))
     return out
 
 
