@@ -39,6 +39,7 @@ from training.perception_data import SceneImages
 from training.perception_eval import detection_metrics
 from training.perception_loss import detector_losses
 from training.schedules import cosine_with_warmup
+from training.vqa_data import parse_mix
 from vrs.ns.checkpoint import init_from, save_detector
 from vrs.ns.config import NsConfig
 from vrs.ns.model import DetectorNet
@@ -67,6 +68,7 @@ class TrainPerceptionSpec:
     augment: bool = True  # left-right flips and photometric jitter
     init: Path | None = None  # start from this detector checkpoint (fine-tuning)
     levels: int | None = None  # support-level classes (None: the init model's, else none)
+    mix: str | None = None  # "split=weight,...", as `train vqa --mix`; None: every image alike
     progress: bool = True
 
     def recorded(self) -> dict:
@@ -75,7 +77,7 @@ class TrainPerceptionSpec:
                 "batch_size": self.batch_size, "lr": self.lr, "warmup": self.warmup,
                 "weight_decay": self.weight_decay, "seed": self.seed, "limit": self.limit,
                 "augment": self.augment, "init": str(self.init) if self.init else None,
-                "levels": self.levels}
+                "levels": self.levels, "mix": self.mix}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -181,10 +183,11 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
     bar = tqdm(total=spec.steps, initial=min(step, spec.steps), desc="train perception",
                unit="step", disable=not (spec.progress and accelerator.is_local_main_process))
     start = time.perf_counter()
+    p = image_weights(train.splits, spec.mix)
     while step < spec.steps:
         model.train()
         rng = np.random.default_rng([spec.seed, step, accelerator.process_index])
-        batch = train.batch(rng.integers(0, len(train), spec.batch_size).tolist(),
+        batch = train.batch(rng.choice(len(train), spec.batch_size, p=p).tolist(),
                             rng if spec.augment else None)
         batch = {k: v.to(accelerator.device) for k, v in batch.items()}
         losses = detector_losses(model(batch["image"]), batch, config)
@@ -203,6 +206,20 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
                                 {"last": last, "spec": spec.recorded()})
     bar.close()
     return last
+
+
+def image_weights(splits: list[str], mix: str | None) -> np.ndarray | None:
+    """Sampling probability of each image (N,) so that split s is drawn with probability
+    weight_s / sum(weights), whatever its size; None (every image alike) without a mix. Why:
+    stacked blocks (block_stack) are the rare, hard case, and the support-level head learns
+    from them alone."""
+    if not mix:
+        return None
+    names = list(dict.fromkeys(splits))
+    weights = parse_mix(mix, names)
+    counts = {name: splits.count(name) for name in names}
+    p = np.array([weights.get(s, 0.0) / counts[s] for s in splits])
+    return p / p.sum()
 
 
 def _evaluate(accelerator: Accelerator, model: torch.nn.Module, val: SceneImages,

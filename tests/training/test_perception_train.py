@@ -91,3 +91,27 @@ def test_init_starts_from_a_detector_and_keeps_its_config(scenes, tmp_path):
     assert saved["init"] == str(tmp_path / "init")
     with pytest.raises(ValueError, match="not a detector checkpoint"):
         train_perception(_spec(scenes, tmp_path / "r2", 2, init=tmp_path / "nothing"))
+
+
+def test_a_mix_draws_splits_by_weight_whatever_their_size():
+    import numpy as np
+
+    from training.perception import image_weights
+
+    splits = ["block_stack"] * 10 + ["block_bowl"] * 30 + ["unseen"] * 60
+    p = image_weights(splits, "block_stack=2,block_bowl=1,unseen=1")
+    by_split = {s: float(p[[i for i, x in enumerate(splits) if x == s]].sum()) for s in splits}
+    assert by_split == pytest.approx({"block_stack": 0.5, "block_bowl": 0.25, "unseen": 0.25})
+    assert image_weights(splits, "block_bowl=1")[:10].sum() == 0  # unnamed splits left out
+    assert image_weights(splits, None) is None  # every image alike (the old batches)
+    with pytest.raises(ValueError, match="cogent_a"):
+        image_weights(splits, "cogent_a=1")
+    assert np.isclose(p.sum(), 1.0)
+
+
+def test_a_mixed_run_records_its_mix_and_resume_checks_it(scenes, tmp_path):
+    train_perception(_spec(scenes, tmp_path, 2, mix="block_bowl=1"))
+    with pytest.raises(ValueError, match="mix"):
+        train_perception(_spec(scenes, tmp_path, 4, resume=True))
+    assert train_perception(_spec(scenes, tmp_path, 4, resume=True,
+                                  mix="block_bowl=1"))["start_step"] == 2
