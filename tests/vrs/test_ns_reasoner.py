@@ -108,8 +108,8 @@ def test_images_of_another_size_are_resized_and_parses_are_cached():
     assert calls == [1]  # the second question reused the parse of the same image
 
 
-def test_the_inference_copy_folds_batchnorm_without_changing_outputs():
-    from vrs.ns.model import fused_for_inference
+def test_the_inference_forms_give_the_trained_models_maps():
+    from vrs.ns.inference import FastDetector, fused_for_inference
 
     torch.manual_seed(3)
     model = DetectorNet(NsConfig(levels=4))
@@ -121,6 +121,9 @@ def test_the_inference_copy_folds_batchnorm_without_changing_outputs():
     fused = fused_for_inference(model)
     assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in fused.modules())
     assert any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules())  # left as it was
-    x = torch.rand(2, 3, 240, 320) * 255
-    with torch.no_grad():
-        assert torch.allclose(fused(x), model(x), atol=1e-4)
+    fast = FastDetector(model)
+    for h, w in ((240, 320), (120, 160)):  # the stem's constant map is made per image size
+        x = torch.rand(2, 3, h, w) * 255
+        with torch.no_grad():
+            assert torch.allclose(fused(x), model(x), atol=1e-4)
+            assert torch.allclose(fast(x), model(x), atol=1e-4)

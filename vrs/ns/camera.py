@@ -8,6 +8,7 @@ the same (OpenGL look-at, vertical field of view) and a test checks both agree t
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -33,7 +34,12 @@ class PinholeCamera:
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
     def _axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(forward, right, true up) unit vectors in the world frame."""
+        """(forward, right, true up) unit vectors in the world frame (computed once: the
+        reasoner casts a few pixels per block, and np.cross dominated that cost)."""
+        return self._frame
+
+    @cached_property
+    def _frame(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         f = np.subtract(self.target, self.eye, dtype=float)
         f /= np.linalg.norm(f)
         s = np.cross(f, self.up)

@@ -50,7 +50,7 @@ def decode_maps(maps: torch.Tensor, config: NsConfig) -> list[list[Detection]]:
     """
     lay = config.head_layout()
     t, c, n = len(config.types), len(config.colors), config.levels
-    heat = torch.sigmoid(maps[:, lay["heat"]])
+    heat = torch.sigmoid(maps[:, lay["heat"]].contiguous())  # (B, T, R, C); pools fast
     peaks = ((heat == F.max_pool2d(heat, 3, 1, 1)) & (heat >= config.threshold)).nonzero()
     b, _, rows, cols = heat.shape
     bi, ti, r, col = peaks.unbind(1)  # (P,) each

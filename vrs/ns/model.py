@@ -9,13 +9,11 @@ decoder back to the output stride with skip connections. ~0.48 GMAC per 320x240 
 
 from __future__ import annotations
 
-import copy
 import itertools
 
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.nn.utils.fusion import fuse_conv_bn_eval
 
 from vrs.ns.config import NsConfig
 
@@ -68,19 +66,3 @@ class DetectorNet(nn.Module):
             x = up(torch.cat([x, skip], 1))
         return self.head(x)
 
-
-def fused_for_inference(model: DetectorNet) -> DetectorNet:
-    """An eval-mode copy whose BatchNorms are folded into the convolutions before them.
-
-    Why: at inference a BatchNorm is a fixed per-channel affine map, and at 160x120 cells its
-    own pass over the feature map (and the copy it makes) costs about as much as a small
-    convolution; folded, the outputs are the same to float rounding and a batch-1 parse is
-    faster. Training keeps the unfused model (BatchNorm statistics still move there).
-    """
-    fused = copy.deepcopy(model).eval()
-    for seq in [m for m in fused.modules() if isinstance(m, nn.Sequential)]:
-        for i in range(len(seq) - 1):
-            if isinstance(seq[i], nn.Conv2d) and isinstance(seq[i + 1], nn.BatchNorm2d):
-                seq[i] = fuse_conv_bn_eval(seq[i], seq[i + 1])
-                seq[i + 1] = nn.Identity()
-    return fused

@@ -17,7 +17,8 @@ import torch.nn.functional as F
 from ravens_env.scene_graph import Scene
 from vrs.ns.checkpoint import load_detector
 from vrs.ns.decode import Detection, decode_maps, scene_from_detections
-from vrs.ns.model import DetectorNet, fused_for_inference
+from vrs.ns.inference import FastDetector
+from vrs.ns.model import DetectorNet
 from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, parse_question
 from vrs.reasoner import Answer
 
@@ -29,7 +30,7 @@ class NsReasoner:
     name = "ns-vqa"
 
     def __init__(self, model: DetectorNet) -> None:
-        self.model = fused_for_inference(model)  # a copy: the caller's model is left as it is
+        self.model = FastDetector(model)  # a rewritten copy: the caller's model is left as is
         self.config = model.config
         self._cache: tuple[str, Scene, float] | None = None
 
