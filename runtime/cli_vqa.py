@@ -37,6 +37,9 @@ def add_train_perception_parser(tsub) -> None:
                    help="start from this detector checkpoint (e.g. checkpoints/vrs-ns-tiny)")
     p.add_argument("--levels", type=positive_int, default=None,
                    help="add a support-level head with this many classes (4: table to 3 up)")
+    p.add_argument("--level-heat", action="store_true",
+                   help="with --levels: one block heatmap per support level instead of level "
+                        "logits (stacked blocks no longer share one heatmap's peaks)")
     p.add_argument("--mix", default=None, metavar="SPLIT=W,...",
                    help="draw images by split weight, e.g. block_stack=3,block_bowl=1,... "
                         "(unnamed splits are left out; default: every image alike)")
@@ -57,7 +60,8 @@ def _train_perception(args) -> int:
         data=args.data, val=args.val, out=args.out, steps=args.steps, batch_size=args.batch_size,
         lr=args.lr, warmup=args.warmup, checkpoint_every=args.checkpoint_every,
         eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
-        init=args.init, levels=args.levels, mix=args.mix, progress=not args.no_progress)
+        init=args.init, levels=args.levels, level_heat=args.level_heat,
+        mix=args.mix, progress=not args.no_progress)
     print(json.dumps(train_perception(spec), indent=2))
     return 0
 

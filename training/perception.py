@@ -68,6 +68,7 @@ class TrainPerceptionSpec:
     augment: bool = True  # left-right flips and photometric jitter
     init: Path | None = None  # start from this detector checkpoint (fine-tuning)
     levels: int | None = None  # support-level classes (None: the init model's, else none)
+    level_heat: bool = False  # blocks: one heatmap per support level (needs levels >= 2)
     mix: str | None = None  # "split=weight,...", as `train vqa --mix`; None: every image alike
     progress: bool = True
 
@@ -77,7 +78,7 @@ class TrainPerceptionSpec:
                 "batch_size": self.batch_size, "lr": self.lr, "warmup": self.warmup,
                 "weight_decay": self.weight_decay, "seed": self.seed, "limit": self.limit,
                 "augment": self.augment, "init": str(self.init) if self.init else None,
-                "levels": self.levels, "mix": self.mix}
+                "levels": self.levels, "level_heat": self.level_heat, "mix": self.mix}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -86,6 +87,8 @@ class TrainPerceptionSpec:
                if getattr(self, n) < 1]
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
+        if self.level_heat and (self.levels or 0) < 2:
+            out.append("--level-heat needs --levels 2 or more (the heatmaps are per level)")
         if self.init is not None and not (Path(self.init) / "model.safetensors").is_file():
             out.append(f"--init {self.init} is not a detector checkpoint (no model.safetensors)")
         return out
@@ -139,8 +142,11 @@ def _checkpoint_to_resume(spec: TrainPerceptionSpec) -> Path | None:
         return None
     saved = json.loads((ckpt / STATE_FILE).read_text()).get("spec")
     if saved is not None:
-        diff = {k: (saved.get(k), v) for k, v in spec.recorded().items()
-                if k not in RESUMABLE_CHANGES and saved.get(k) != v}
+        # A setting added after that run was saved had its default there.
+        defaults = {f.name: f.default for f in dataclasses.fields(TrainPerceptionSpec)}
+        saved = {k: saved.get(k, defaults.get(k)) for k in spec.recorded()}
+        diff = {k: (saved[k], v) for k, v in spec.recorded().items()
+                if k not in RESUMABLE_CHANGES and saved[k] != v}
         if diff:
             named = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in sorted(diff.items()))
             raise ValueError(f"cannot resume {ckpt}: settings differ from that run ({named})")
@@ -157,7 +163,7 @@ def _run_config(spec: TrainPerceptionSpec, ckpt: Path | None) -> NsConfig:
         data.pop("training", None)
         config = NsConfig.from_json(data)
     if ckpt is None and spec.levels is not None:
-        config = dataclasses.replace(config, levels=spec.levels)
+        config = dataclasses.replace(config, levels=spec.levels, level_heat=spec.level_heat)
     return config
 
 

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from vrs.ns.config import NsConfig
+from vrs.ns.decode import heat_logits
 
 # Height is a squared error, weighted up: an L1 loss is median-seeking, and since most blocks
 # rest on the table, the first detector learned to answer ~2.5 cm for every block, stacked
@@ -38,11 +39,12 @@ def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
     lay = config.head_layout()
     b, _, rows, cols = maps.shape
     t, c = len(config.types), len(config.colors)
-    heat = focal_loss(maps[:, lay["heat"]], batch["heat"], batch["ignore"])
+    heat = focal_loss(heat_logits(maps, config), batch["heat"], batch["ignore"])
     bi, ti, r, col = batch["cells"].unbind(1)
     if len(bi) == 0:
         zero = maps.sum() * 0
-        parts = ("offset", "z", "color") + (("level",) if config.levels else ())
+        parts = ("offset", "z", "color") + (("level",) if lay["level"].stop > lay["level"].start
+                                             else ())
         return {"heat": heat, **dict.fromkeys(parts, zero), "loss": heat}
     offset = maps[:, lay["offset"]].view(b, t, 2, rows, cols)[bi, ti, :, r, col]  # (N, 2)
     z = maps[:, lay["z"]][bi, ti, r, col]  # (N,)
@@ -51,7 +53,7 @@ def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
               "offset": F.l1_loss(offset, batch["offset"]),
               "z": Z_WEIGHT * F.mse_loss(z, batch["z"] * config.z_scale),
               "color": F.cross_entropy(color, batch["color"])}
-    if config.levels:
+    if lay["level"].stop > lay["level"].start:  # level logits (not with level_heat)
         n = config.levels
         level = maps[:, lay["level"]].view(b, t, n, rows, cols)[bi, ti, :, r, col]  # (N, L)
         losses["level"] = LEVEL_WEIGHT * F.cross_entropy(level, batch["level"])

@@ -115,3 +115,19 @@ def test_a_mixed_run_records_its_mix_and_resume_checks_it(scenes, tmp_path):
         train_perception(_spec(scenes, tmp_path, 4, resume=True))
     assert train_perception(_spec(scenes, tmp_path, 4, resume=True,
                                   mix="block_bowl=1"))["start_step"] == 2
+
+
+def test_a_level_heatmap_run_fine_tunes_a_detector_and_exports_it(scenes, tmp_path):
+    from vrs.loading import load_reasoner
+    from vrs.ns.checkpoint import save_detector
+    from vrs.ns.config import NsConfig
+    from vrs.ns.model import DetectorNet
+
+    save_detector(DetectorNet(NsConfig()), tmp_path / "base")
+    with pytest.raises(ValueError, match="--level-heat needs --levels"):
+        train_perception(_spec(scenes, tmp_path / "bad", 2, level_heat=True))
+    out = train_perception(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "base", levels=4,
+                                 level_heat=True))
+    assert out["heat"] > 0 and "level" not in out  # no level logits to train
+    config = load_reasoner(tmp_path / "run").config
+    assert config.level_heat and config.levels == 4

@@ -217,3 +217,38 @@ def test_decoding_reads_each_peaks_own_color_and_level():
     assert got == [[("block", "red", 2, 80, 60), ("bowl", "blue", 0, 82, 62)],
                    [("block", "cyan", 3, 200, 100)]]
     assert all(abs(d.z - 0.05) < 1e-6 for per in dets for d in per)
+
+
+def test_with_level_heatmaps_a_tower_peaks_on_one_map_per_level_and_decodes_back():
+    from vrs.ns.targets import make_targets
+
+    config = NsConfig(levels=4, level_heat=True)
+    assert config.heat_channels() == [(0, 0), (1, 0), (2, 0), (0, 1), (0, 2), (0, 3)]
+    lay = config.head_layout()
+    assert lay["level"].stop == lay["level"].start  # no level logits: the map is the level
+    assert config.out_channels == NsConfig().out_channels + 3  # old models are a prefix
+    tower = [_obj("blue block", "block", "blue", (0.5, 0.1, 0.02)),
+             _obj("green block", "block", "green", (0.5, 0.1, 0.06)),
+             _obj("red block", "block", "red", (0.5, 0.1, 0.10)),
+             _obj("red bowl", "bowl", "red", (0.4, -0.2, 0.0))]
+    targets = make_targets({"objects": tower}, (320, 240), config)
+    peaks = {h: int((targets.heat[h] == 1).sum()) for h in range(6)}
+    assert peaks == {0: 1, 1: 1, 2: 0, 3: 1, 4: 1, 5: 0}  # blue, bowl, -, green, red, -
+    rows, cols = config.grid
+    t, c = len(config.types), len(config.colors)
+    maps = torch.zeros(1, config.out_channels, rows, cols)
+    heat = torch.logit(torch.from_numpy(targets.heat).clamp(1e-4, 1 - 1e-4))
+    maps[0, lay["heat"]], maps[0, lay["stack_heat"]] = heat[:3], heat[3:]
+    for (ti, r, col), o, zz, k in zip(targets.cells, targets.offset, targets.z, targets.color,
+                                      strict=True):
+        maps[0, lay["offset"]].view(t, 2, rows, cols)[ti, :, r, col] = torch.from_numpy(o)
+        maps[0, lay["z"]][ti, r, col] = 0.02 * config.z_scale  # heights say "table"
+        maps[0, lay["color"]].view(t, c, rows, cols)[ti, k, r, col] = 10.0
+    dets = decode_maps(maps, config)[0]
+    assert {d.name: d.level for d in dets} == {"blue block": 0, "green block": 1,
+                                               "red block": 2, "red bowl": 0}
+    built = scene_from_detections(dets, config)
+    assert built.holds("green block", "on", "blue block")
+    assert built.holds("red block", "on", "green block")
+    with pytest.raises(ValueError, match="levels >= 2"):
+        NsConfig(level_heat=True)

@@ -38,6 +38,7 @@ class NsConfig:
     threshold: float = 0.3  # detection score to keep a peak
     z_scale: float = 10.0  # the z head predicts height (m) times this
     levels: int = 0  # support-level classes per type (0: no level head; see `level_of`)
+    level_heat: bool = False  # blocks get one heatmap per level instead of level logits
     camera: PinholeCamera = field(default_factory=PinholeCamera)
 
     def __post_init__(self) -> None:
@@ -47,6 +48,8 @@ class NsConfig:
                              f"detector's input is {self.width}x{self.height}; they must match")
         if self.levels < 0:
             raise ValueError(f"levels must be >= 0, got {self.levels}")
+        if self.level_heat and self.levels < 2:
+            raise ValueError(f"level_heat needs levels >= 2, got {self.levels}")
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -54,16 +57,40 @@ class NsConfig:
         return self.height // self.stride, self.width // self.stride
 
     def head_layout(self) -> dict[str, slice]:
-        """Channel slices of the output: heat (T), offset (2T), z (T), color (C*T) and, with a
-        level head, level (L*T) last (so a model without one is a prefix of one with it)."""
+        """Channel slices of the output: heat (T), offset (2T), z (T), color (C*T), then
+        either level logits (L*T) or, with `level_heat`, the heatmaps of blocks raised 1..L-1
+        levels ("stack_heat"); new parts come last, so a model without them is a prefix."""
         t, c, n = len(self.types), len(self.colors), self.levels
         end = 4 * t + c * t
+        logits = 0 if self.level_heat else n * t
+        extra = n - 1 if self.level_heat else 0
         return {"heat": slice(0, t), "offset": slice(t, 3 * t), "z": slice(3 * t, 4 * t),
-                "color": slice(4 * t, end), "level": slice(end, end + n * t)}
+                "color": slice(4 * t, end), "level": slice(end, end + logits),
+                "stack_heat": slice(end + logits, end + logits + extra)}
 
     @property
     def out_channels(self) -> int:
-        return (4 + len(self.colors) + self.levels) * len(self.types)
+        return self.head_layout()["stack_heat"].stop
+
+    def heat_channels(self) -> list[tuple[int, int]]:
+        """(type index, support level) of each heatmap, in the order `heatmaps` stacks them:
+        one per type (level 0 for blocks when `level_heat`), then blocks raised 1..L-1.
+
+        Why per-level block heatmaps: a block on another projects ~6 px above it, and with one
+        block heatmap the upper peak swallows the lower (measured: most missed blocks of the
+        validation scenes had a strong response at their centre but no peak). In separate
+        channels the two peaks do not compete, and the channel is the support level."""
+        out = [(i, 0) for i in range(len(self.types))]
+        if self.level_heat:
+            block = self.types.index("block")
+            out += [(block, k) for k in range(1, self.levels)]
+        return out
+
+    def heat_channel(self, type_index: int, level: int) -> int:
+        """Index of the heatmap an object of this type and support level peaks on."""
+        if self.level_heat and self.types[type_index] == "block" and level > 0:
+            return len(self.types) + level - 1
+        return type_index
 
     def level_of(self, z: float) -> int:
         """Support level of an object whose centre is `z` metres high: 0 on the table, in a

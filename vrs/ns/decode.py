@@ -41,31 +41,46 @@ class Detection:
         return STAND if self.type == STAND else f"{self.color} {self.type}"
 
 
+def heat_logits(maps: torch.Tensor, config: NsConfig) -> torch.Tensor:
+    """(B, out_channels, R, C) -> (B, H, R, C) heatmap logits, in `config.heat_channels()`
+    order (the per-type maps, then, with `level_heat`, the raised-block maps)."""
+    lay = config.head_layout()
+    if not config.level_heat:
+        return maps[:, lay["heat"]]
+    return torch.cat([maps[:, lay["heat"]], maps[:, lay["stack_heat"]]], 1)
+
+
 def decode_maps(maps: torch.Tensor, config: NsConfig) -> list[list[Detection]]:
     """(B, out_channels, R, C) raw detector output -> detections per image.
 
     Only the sigmoid of the heatmaps is taken over the whole grid; offsets, heights, colors
     and levels are read at the peaks alone (a handful of cells out of ~19,000), which keeps
-    decoding well under a millisecond.
+    decoding well under a millisecond. A peak's type and, with `level_heat`, its support
+    level come from its heatmap; its attributes from its type's maps at the peak's cell.
     """
     lay = config.head_layout()
     t, c, n = len(config.types), len(config.colors), config.levels
-    heat = torch.sigmoid(maps[:, lay["heat"]].contiguous())  # (B, T, R, C); pools fast
+    heat = torch.sigmoid(heat_logits(maps, config).contiguous())  # (B, H, R, C); pools fast
     peaks = ((heat == F.max_pool2d(heat, 3, 1, 1)) & (heat >= config.threshold)).nonzero()
-    b, _, rows, cols = heat.shape
-    bi, ti, r, col = peaks.unbind(1)  # (P,) each
+    b = heat.shape[0]
+    bi, hi, r, col = peaks.unbind(1)  # (P,) each
+    channels = torch.tensor(config.heat_channels()).view(-1, 2)  # (H, 2): type, level
+    ti, heat_level = channels[hi, 0], channels[hi, 1]  # (P,) each
     at = maps.permute(0, 2, 3, 1)[bi, r, col]  # (P, out_channels): every channel at each peak
     rel = torch.arange(len(ti))
     offset = at[:, lay["offset"]].view(-1, t, 2)[rel, ti]  # (P, 2)
     z = at[:, lay["z"]][rel, ti] / config.z_scale  # (P,) metres
     color = torch.softmax(at[:, lay["color"]].view(-1, t, c)[rel, ti], dim=1)  # (P, C)
-    level = at[:, lay["level"]].view(-1, t, n)[rel, ti].argmax(1) if n else None  # (P,)
+    if config.level_heat:
+        level = heat_level
+    else:
+        level = at[:, lay["level"]].view(-1, t, n)[rel, ti].argmax(1) if n else None  # (P,)
     p, k = color.max(1)
-    score = heat[bi, ti, r, col]
+    score = heat[bi, hi, r, col]
     out: list[list[Detection]] = [[] for _ in range(b)]
-    for j, (i, ty, row, cl) in enumerate(peaks.tolist()):
+    for j, (i, _, row, cl) in enumerate(peaks.tolist()):
         dx, dy = offset[j].tolist()
-        out[i].append(Detection(config.types[ty], config.colors[int(k[j])],
+        out[i].append(Detection(config.types[int(ti[j])], config.colors[int(k[j])],
                                 (cl + dx) * config.stride, (row + dy) * config.stride,
                                 float(z[j]), float(score[j]), float(p[j]),
                                 None if level is None else int(level[j])))

@@ -47,8 +47,9 @@ class DetectorNet(nn.Module):
             cin = skip
         self.head = nn.Sequential(_conv(cin, config.head_channels),
                                   nn.Conv2d(config.head_channels, config.out_channels, 1))
-        heat = config.head_layout()["heat"]
-        nn.init.constant_(self.head[-1].bias[heat], -2.2)  # start at p = 0.1 (CenterNet)
+        with torch.no_grad():  # every heatmap starts at p = 0.1 (CenterNet)
+            for part in ("heat", "stack_heat"):
+                self.head[-1].bias[config.head_layout()[part]] = -2.2
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
         b, _, h, w = image.shape

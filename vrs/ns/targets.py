@@ -24,7 +24,7 @@ MIN_VISIBLE = 20  # px: SceneObject.visible's threshold
 class Targets:
     """Per-image targets; T types, (R, C) the output grid."""
 
-    heat: np.ndarray  # (T, R, C) float32 in 0-1
+    heat: np.ndarray  # (H, R, C) float32 in 0-1, H heatmaps (config.heat_channels())
     ignore: np.ndarray  # (R, C) bool: no heatmap loss here
     cells: np.ndarray  # (N, 3) int64 (type, row, col) of each visible object's centre
     offset: np.ndarray  # (N, 2) float32 sub-cell (dx, dy) in 0-1
@@ -45,7 +45,7 @@ def make_targets(scene: dict, image_size: tuple[int, int], config: NsConfig,
     """Targets for one scene; `image_size` (W, H) of the image the scene was rendered at;
     `flip` mirrors left-right (the augmentation: the default camera sits on the y = 0 plane)."""
     rows, cols = config.grid
-    heat = np.zeros((len(config.types), rows, cols), np.float32)
+    heat = np.zeros((len(config.heat_channels()), rows, cols), np.float32)
     ignore = np.zeros((rows, cols), bool)
     yy, xx = np.mgrid[0:rows, 0:cols]
     cells, offsets, zs, colors = [], [], [], []
@@ -65,9 +65,10 @@ def make_targets(scene: dict, image_size: tuple[int, int], config: NsConfig,
                 ignore[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = True
             continue
         t = config.types.index(obj["type"])
+        h = config.heat_channel(t, config.level_of(obj["3d_coords"][2]))
         sigma = config.sigma_cells[t]
         blob = np.exp(-((xx - col) ** 2 + (yy - row) ** 2) / (2 * sigma**2))
-        np.maximum(heat[t], blob, out=heat[t])
+        np.maximum(heat[h], blob, out=heat[h])
         cells.append((t, row, col))
         offsets.append((cx - col, cy - row))
         zs.append(obj["3d_coords"][2])
