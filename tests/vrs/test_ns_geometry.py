@@ -252,3 +252,30 @@ def test_with_level_heatmaps_a_tower_peaks_on_one_map_per_level_and_decodes_back
     assert built.holds("red block", "on", "green block")
     with pytest.raises(ValueError, match="levels >= 2"):
         NsConfig(level_heat=True)
+
+
+def _detection(kind: str, color: str, xyz, z_pred: float, level: int = 0) -> Detection:
+    u, v, _ = PinholeCamera().project(np.array([xyz]))[0]
+    return Detection(kind, color, u, v, z_pred, 0.9, 0.9, level)
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.7, -1.2])
+def test_base_blocks_give_the_stand_its_pose_when_its_centre_is_misplaced(yaw):
+    from ravens_env.tasks.stack_block_pyramid import stand_slots
+    from ravens_env.scene_graph import SceneObject
+
+    stand = SceneObject("stand", "stand", "brown", (0.5, 0.1, 0.005), yaw=yaw)
+    slots = stand_slots(stand)[:3]  # the three base slots, 5 cm apart
+    config = NsConfig(levels=4, level_heat=True)
+    dets = [_detection("stand", "brown", (0.53, 0.13, 0.005), 0.004)]  # 4 cm off, no yaw
+    dets += [_detection("block", c, s, 0.026) for c, s in zip(("red", "green", "blue"), slots)]
+    dets.append(_detection("block", "gray", (0.52, 0.31, 0.02), 0.021))  # on the table, near
+    top = ((slots[0][0] + slots[1][0]) / 2, (slots[0][1] + slots[1][1]) / 2, 0.07)
+    dets.append(_detection("block", "cyan", top, 0.06, level=1))
+    scene = scene_from_detections(dets, config)
+    for color in ("red", "green", "blue"):
+        assert scene.holds(f"{color} block", "on", "stand"), color
+    assert scene.holds("gray block", "on", "table")
+    assert scene.holds("cyan block", "on", "red block") or scene.holds("cyan block", "on",
+                                                                       "green block")
+    assert abs(scene.get("cyan block").position[2] - 0.07) < 1e-6

@@ -17,7 +17,8 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from vrs.ns.config import NsConfig
-from vrs.ns.support import resolve_stacks
+from vrs.ns.stand import seat_on_stand
+from vrs.ns.support import RAISED, resolve_stacks
 
 STAND = "stand"
 
@@ -96,16 +97,25 @@ def unique_by_name(detections: list[Detection]) -> list[Detection]:
 
 
 def scene_from_detections(detections: list[Detection], config: NsConfig) -> Scene:
-    """The symbolic scene: world positions by back-projection (blocks that would share space
-    are stacked, `support.resolve_stacks`), relations by the scene rules."""
+    """The symbolic scene: world positions by back-projection (base blocks seated on the stand,
+    `stand.seat_on_stand`; blocks that would share space stacked, `support.resolve_stacks`),
+    relations by the scene rules."""
     dets = unique_by_name(detections)
     if not dets:
         return Scene([], [])
     uv = np.array([(d.u, d.v) for d in dets])
+    z = np.array([d.z for d in dets])
     levels = None if dets[0].level is None else np.array([d.level for d in dets])
-    xyz = resolve_stacks(uv, np.array([d.z for d in dets]),
-                         np.array([d.type == "block" for d in dets]), config.camera, levels)
-    objects = [SceneObject(d.name, d.type, d.color, tuple(float(a) for a in p),
+    is_block = np.array([d.type == "block" for d in dets])
+    yaws = np.zeros(len(dets))
+    stand = next((i for i, d in enumerate(dets) if d.type == STAND), None)
+    if stand is not None:
+        raised = z > RAISED if levels is None else levels > 0
+        z, centre, yaws[stand] = seat_on_stand(uv, z, raised, is_block, stand, config.camera)
+    xyz = resolve_stacks(uv, z, is_block, config.camera, levels)
+    if stand is not None:
+        xyz[stand] = centre
+    objects = [SceneObject(d.name, d.type, d.color, tuple(float(a) for a in p), yaw=float(yaw),
                            pixel_coords=(d.u, d.v, 0.0), visible_pixels=20)
-               for d, p in zip(dets, xyz, strict=True)]
+               for d, p, yaw in zip(dets, xyz, yaws, strict=True)]
     return Scene(objects, compute_relations(objects))
