@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -279,3 +280,16 @@ def test_base_blocks_give_the_stand_its_pose_when_its_centre_is_misplaced(yaw):
     assert scene.holds("cyan block", "on", "red block") or scene.holds("cyan block", "on",
                                                                        "green block")
     assert abs(scene.get("cyan block").position[2] - 0.07) < 1e-6
+
+
+def test_one_base_block_turns_the_stand_towards_it_and_keeps_its_detected_centre():
+    from vrs.ns.stand import SEATED_Z, seat_on_stand
+
+    cam = PinholeCamera()
+    stand, block, far = (0.5, 0.0, 0.005), (0.5, 0.06, 0.026), (0.5, -0.3, 0.026)
+    uv = cam.project(np.array([stand, block, far]))[:, :2]
+    z, centre, yaw = seat_on_stand(uv, np.array([0.004, 0.026, 0.026]),
+                                   np.zeros(3, bool), np.array([False, True, True]), 0, cam)
+    assert z.tolist() == pytest.approx([0.004, SEATED_Z, 0.026])  # the far block stays
+    assert centre[:2] == pytest.approx(stand[:2], abs=2e-3)  # cast at its predicted height
+    assert abs(math.cos(yaw)) == pytest.approx(1.0, abs=1e-2)  # long axis along world y
