@@ -88,7 +88,7 @@ def collate(images: torch.Tensor, targets: list) -> dict:
              for i, t in enumerate(targets)]
     return {
         "image": images,  # (B, 3, H, W) float 0-255
-        "heat": torch.from_numpy(np.stack([t.heat for t in targets])),  # (B, T, R, C)
+        "heat": torch.from_numpy(np.stack([t.heat for t in targets])),  # (B, H, R, C)
         "ignore": torch.from_numpy(np.stack([t.ignore for t in targets])),  # (B, R, C)
         "cells": torch.from_numpy(np.concatenate(cells).astype(np.int64)),  # (N, 4) b,t,r,c
         "offset": torch.from_numpy(np.concatenate([t.offset for t in targets])),  # (N, 2)

@@ -24,7 +24,8 @@ LEVEL_WEIGHT = 1.0
 
 
 def focal_loss(logits: torch.Tensor, target: torch.Tensor, ignore: torch.Tensor) -> torch.Tensor:
-    """(B, T, R, C) logits and Gaussian targets; `ignore` (B, R, C) cells add nothing."""
+    """(B, H, R, C) logits and Gaussian targets, H heatmaps (`NsConfig.heat_channels`);
+    `ignore` (B, R, C) cells add nothing."""
     pos = target.eq(1).float()
     keep = (~ignore).unsqueeze(1).float()
     p = torch.sigmoid(logits)
@@ -43,8 +44,7 @@ def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
     bi, ti, r, col = batch["cells"].unbind(1)
     if len(bi) == 0:
         zero = maps.sum() * 0
-        parts = ("offset", "z", "color") + (("level",) if lay["level"].stop > lay["level"].start
-                                             else ())
+        parts = ("offset", "z", "color") + (("level",) if config.has_level_logits else ())
         return {"heat": heat, **dict.fromkeys(parts, zero), "loss": heat}
     offset = maps[:, lay["offset"]].view(b, t, 2, rows, cols)[bi, ti, :, r, col]  # (N, 2)
     z = maps[:, lay["z"]][bi, ti, r, col]  # (N,)
@@ -53,7 +53,7 @@ def detector_losses(maps: torch.Tensor, batch: dict, config: NsConfig) -> dict:
               "offset": F.l1_loss(offset, batch["offset"]),
               "z": Z_WEIGHT * F.mse_loss(z, batch["z"] * config.z_scale),
               "color": F.cross_entropy(color, batch["color"])}
-    if lay["level"].stop > lay["level"].start:  # level logits (not with level_heat)
+    if config.has_level_logits:
         n = config.levels
         level = maps[:, lay["level"]].view(b, t, n, rows, cols)[bi, ti, :, r, col]  # (N, L)
         losses["level"] = LEVEL_WEIGHT * F.cross_entropy(level, batch["level"])

@@ -188,8 +188,13 @@ def test_init_from_keeps_a_detector_and_adds_a_fresh_level_head(tmp_path):
     image = torch.rand(1, 3, 240, 320) * 255
     with torch.no_grad():
         assert torch.allclose(new(image)[:, :CONFIG.out_channels], old(image), atol=1e-5)
-    with pytest.raises(ValueError, match="more outputs"):
+    with pytest.raises(ValueError, match="'level' channels"):  # logits have no place here
         init_from(DetectorNet(NsConfig()), _save_levels(tmp_path / "lv"))
+    with pytest.raises(ValueError, match="'level' channels"):  # nor in a level-heatmap head
+        init_from(DetectorNet(NsConfig(levels=4, level_heat=True)), tmp_path / "lv")
+    heat = init_from(DetectorNet(NsConfig(levels=4, level_heat=True)), tmp_path).eval()
+    with torch.no_grad():
+        assert torch.allclose(heat(image)[:, :CONFIG.out_channels], old(image), atol=1e-5)
 
 
 def _save_levels(path):
@@ -286,10 +291,12 @@ def test_one_base_block_turns_the_stand_towards_it_and_keeps_its_detected_centre
     from vrs.ns.stand import SEATED_Z, seat_on_stand
 
     cam = PinholeCamera()
-    stand, block, far = (0.5, 0.0, 0.005), (0.5, 0.06, 0.026), (0.5, -0.3, 0.026)
+    stand, block, far = (0.5, 0.0, 0.005), (0.54, 0.04, 0.03), (0.5, -0.3, 0.026)
     uv = cam.project(np.array([stand, block, far]))[:, :2]
     z, centre, yaw = seat_on_stand(uv, np.array([0.004, 0.026, 0.026]),
                                    np.zeros(3, bool), np.array([False, True, True]), 0, cam)
     assert z.tolist() == pytest.approx([0.004, SEATED_Z, 0.026])  # the far block stays
     assert centre[:2] == pytest.approx(stand[:2], abs=2e-3)  # cast at its predicted height
-    assert abs(math.cos(yaw)) == pytest.approx(1.0, abs=1e-2)  # long axis along world y
+    # The long axis (-sin yaw, cos yaw) points from the detected centre to the block: a
+    # diagonal, so a stand left unturned (yaw 0) fails here.
+    assert (-math.sin(yaw), math.cos(yaw)) == pytest.approx((0.7071, 0.7071), abs=2e-2)

@@ -122,8 +122,22 @@ def test_the_inference_forms_give_the_trained_models_maps():
     assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in fused.modules())
     assert any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules())  # left as it was
     fast = FastDetector(model)
-    for h, w in ((240, 320), (120, 160)):  # the stem's constant map is made per image size
+    for h, w in ((240, 320), (121, 163)):  # the stem's constant map is made per image size
         x = torch.rand(2, 3, h, w) * 255
         with torch.no_grad():
             assert torch.allclose(fused(x), model(x), atol=1e-4)
             assert torch.allclose(fast(x), model(x), atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_fast_form_of_a_level_heatmap_model_keeps_its_dtype(dtype):
+    from vrs.ns.inference import FastDetector
+
+    torch.manual_seed(4)
+    model = DetectorNet(NsConfig(levels=4, level_heat=True)).eval().to(dtype)
+    fast = FastDetector(model)
+    x = (torch.rand(1, 3, 240, 320) * 255).to(dtype)
+    with torch.no_grad():
+        out = fast(x)
+        assert out.dtype == dtype and out.shape[1] == model.config.out_channels
+        assert torch.allclose(out, model(x), atol=1e-4)

@@ -49,23 +49,38 @@ def load_detector(path: Path, device: str = "cpu") -> DetectorNet:
 
 
 def init_from(model: DetectorNet, path: Path) -> DetectorNet:
-    """Copy a saved detector's weights into `model`, whose head may add output channels (a
-    level head): the layout keeps the old channels as a prefix, so they carry over and only
-    the new ones start fresh. Fine-tuning then costs minutes, not a run from scratch."""
+    """Copy a saved detector's weights into `model`, whose head may add output channels (level
+    logits or level heatmaps). Every layer but the head's last is copied as is; of the last,
+    each part of the old head layout is copied into the same part of the new one, and a part
+    the old model lacks starts fresh. Fine-tuning then costs minutes, not a run from scratch.
+    A part both have with another size (e.g. level logits for 2 vs 4 levels) is an error:
+    copying by position would put weights into channels that mean something else."""
     old = load_detector(Path(path))
-    if old.config.out_channels > model.config.out_channels:
-        raise ValueError(f"{path}'s head has more outputs than the new model's")
-    state = old.state_dict()
-    own = model.state_dict()
+    state, own = old.state_dict(), model.state_dict()
+    last = f"head.{len(model.head) - 1}."
     for key, value in state.items():
         if key not in own:
             raise ValueError(f"{path} does not fit this detector (unexpected weight {key})")
-        if own[key].shape == value.shape:
+        if key.startswith(last):
+            _copy_head(own[key], value, old.config, model.config, path)
+        elif own[key].shape == value.shape:
             own[key] = value
-        elif own[key].shape[1:] == value.shape[1:]:  # the head's last layer: a channel prefix
-            own[key][:len(value)] = value
         else:
             raise ValueError(f"{path} does not fit this detector ({key}: {tuple(value.shape)} "
                              f"vs {tuple(own[key].shape)})")
     model.load_state_dict(own)
     return model
+
+
+def _copy_head(new: torch.Tensor, old: torch.Tensor, old_config: NsConfig, config: NsConfig,
+               path: Path) -> None:
+    """Copy the head's last layer (weight or bias, channels first) part by part, in place."""
+    before, after = old_config.head_layout(), config.head_layout()
+    for part, src in before.items():
+        dst = after[part]
+        if src.stop - src.start == 0:
+            continue
+        if dst.stop - dst.start != src.stop - src.start:
+            raise ValueError(f"{path}'s head has {src.stop - src.start} {part!r} channels and "
+                             f"this detector {dst.stop - dst.start}: they cannot be matched")
+        new[dst] = old[src]

@@ -87,10 +87,16 @@ class NsConfig:
         return out
 
     def heat_channel(self, type_index: int, level: int) -> int:
-        """Index of the heatmap an object of this type and support level peaks on."""
-        if self.level_heat and self.types[type_index] == "block" and level > 0:
-            return len(self.types) + level - 1
-        return type_index
+        """Index of the heatmap an object of this type and support level peaks on (level 0's
+        when its type has no map per level)."""
+        channels = self.heat_channels()
+        key = (type_index, level)
+        return channels.index(key) if key in channels else type_index
+
+    @property
+    def has_level_logits(self) -> bool:
+        """Whether the head classifies support levels (levels > 0 without `level_heat`)."""
+        return self.levels > 0 and not self.level_heat
 
     def level_of(self, z: float) -> int:
         """Support level of an object whose centre is `z` metres high: 0 on the table, in a

@@ -44,8 +44,10 @@ def fused_for_inference(model: DetectorNet) -> DetectorNet:
 def _split(conv: nn.Conv2d, first: int) -> tuple[nn.Conv2d, nn.Conv2d]:
     """`conv` over cat(a, b) as two convolutions, over a (its first `first` input channels,
     keeping the bias) and over b (no bias), whose outputs sum to the original's."""
+    like = {"device": conv.weight.device, "dtype": conv.weight.dtype}
     a, b = (nn.Conv2d(n, conv.out_channels, conv.kernel_size, conv.stride, conv.padding,
-                      bias=bias) for n, bias in ((first, True), (conv.in_channels - first, False)))
+                      bias=bias, **like)
+            for n, bias in ((first, True), (conv.in_channels - first, False)))
     with torch.no_grad():
         a.weight.copy_(conv.weight[:, :first])
         a.bias.copy_(conv.bias)
@@ -63,7 +65,8 @@ class FastDetector(nn.Module):
         self.config = model.config
         stem_conv = fused.stages[0][0]  # Conv(5 -> c0, kernel = stride), BatchNorm folded in
         self.stem_rgb = nn.Conv2d(3, stem_conv.out_channels, stem_conv.kernel_size,
-                                  stem_conv.stride, bias=False)
+                                  stem_conv.stride, bias=False, device=stem_conv.weight.device,
+                                  dtype=stem_conv.weight.dtype)
         with torch.no_grad():
             self.stem_rgb.weight.copy_(stem_conv.weight[:, :3] / 127.5)
         self.stem_const = copy.deepcopy(stem_conv)  # weights for the constant part
@@ -76,25 +79,28 @@ class FastDetector(nn.Module):
             self.ups_up.append(a)
             self.ups_skip.append(b)
         self.head = fused.head
-        self._const: dict[tuple[int, int], torch.Tensor] = {}
+        self._const: dict[tuple, torch.Tensor] = {}  # by (H, W, device, dtype)
         self.eval().to(memory_format=torch.channels_last)
 
-    def _stem_constant(self, h: int, w: int, device: torch.device) -> torch.Tensor:
+    def _stem_constant(self, h: int, w: int) -> torch.Tensor:
         """(1, c0, H/s, W/s): the stem's response to the -1 offset and the coordinate
-        channels, which depend on the image size alone."""
-        if (h, w) not in self._const:
-            ys = torch.linspace(-1, 1, h, device=device).view(1, 1, h, 1).expand(1, 1, h, w)
-            xs = torch.linspace(-1, 1, w, device=device).view(1, 1, 1, w).expand(1, 1, h, w)
-            x = torch.cat([torch.full((1, 3, h, w), -1.0, device=device), xs, ys], 1)
+        channels, which depend on the image size alone (and where the weights live)."""
+        weight = self.stem_const.weight
+        key = (h, w, weight.device, weight.dtype)
+        if key not in self._const:
+            like = {"device": weight.device, "dtype": weight.dtype}
+            ys = torch.linspace(-1, 1, h, **like).view(1, 1, h, 1).expand(1, 1, h, w)
+            xs = torch.linspace(-1, 1, w, **like).view(1, 1, 1, w).expand(1, 1, h, w)
+            x = torch.cat([torch.full((1, 3, h, w), -1.0, **like), xs, ys], 1)
             with torch.no_grad():
-                self._const[(h, w)] = self.stem_const(x).contiguous(
+                self._const[key] = self.stem_const(x).contiguous(
                     memory_format=torch.channels_last)
-        return self._const[(h, w)]
+        return self._const[key]
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
         h, w = image.shape[-2:]
         x = image.contiguous(memory_format=torch.channels_last)
-        x = self.stem_rest(self.stem_rgb(x) + self._stem_constant(h, w, image.device))
+        x = self.stem_rest(self.stem_rgb(x) + self._stem_constant(h, w))
         skips = [x]
         for stage in self.stages:
             x = stage(x)

@@ -66,4 +66,3 @@ class DetectorNet(nn.Module):
             x = F.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=False)
             x = up(torch.cat([x, skip], 1))
         return self.head(x)
-

@@ -39,7 +39,7 @@ def seat_on_stand(uv: np.ndarray, z: np.ndarray, raised: np.ndarray, is_block: n
     index of the stand's detection."""
     z = np.asarray(z, float).copy()
     xyz = camera.unproject_to_height(uv, z)
-    centre = tuple(float(a) for a in xyz[stand])
+    centre = (float(xyz[stand, 0]), float(xyz[stand, 1]), STAND_SIZE[2] / 2)  # on the table
     near = np.linalg.norm(xyz[:, :2] - xyz[stand, :2], axis=1) < STAND_REACH
     seated = np.flatnonzero(is_block & ~raised & (z > ON_STAND_Z) & (z < RAISED) & near)
     if len(seated) == 0:
