@@ -300,3 +300,10 @@ def test_one_base_block_turns_the_stand_towards_it_and_keeps_its_detected_centre
     # The long axis (-sin yaw, cos yaw) points from the detected centre to the block: a
     # diagonal, so a stand left unturned (yaw 0) fails here.
     assert (-math.sin(yaw), math.cos(yaw)) == pytest.approx((0.7071, 0.7071), abs=2e-2)
+
+
+def test_the_local_maximum_is_the_3x3_max_pool():
+    from vrs.ns.decode import local_max
+
+    x = torch.rand(2, 6, 17, 23)
+    assert torch.equal(local_max(x), torch.nn.functional.max_pool2d(x, 3, 1, 1))

@@ -63,7 +63,7 @@ class NsReasoner:
         self._cache = (keys[-1], *out[-1])
         return out
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def detect(self, images: list[np.ndarray]) -> list[list[Detection]]:
         """Raw detections per image (images of any size are resized to the model's input)."""
         batch = torch.stack([_to_tensor(img, self.config.width, self.config.height)
