@@ -245,8 +245,7 @@ def test_with_level_heatmaps_a_tower_peaks_on_one_map_per_level_and_decodes_back
     maps = torch.zeros(1, config.out_channels, rows, cols)
     heat = torch.logit(torch.from_numpy(targets.heat).clamp(1e-4, 1 - 1e-4))
     maps[0, lay["heat"]], maps[0, lay["stack_heat"]] = heat[:3], heat[3:]
-    for (ti, r, col), o, zz, k in zip(targets.cells, targets.offset, targets.z, targets.color,
-                                      strict=True):
+    for (ti, r, col), o, k in zip(targets.cells, targets.offset, targets.color, strict=True):
         maps[0, lay["offset"]].view(t, 2, rows, cols)[ti, :, r, col] = torch.from_numpy(o)
         maps[0, lay["z"]][ti, r, col] = 0.02 * config.z_scale  # heights say "table"
         maps[0, lay["color"]].view(t, c, rows, cols)[ti, k, r, col] = 10.0
@@ -267,14 +266,15 @@ def _detection(kind: str, color: str, xyz, z_pred: float, level: int = 0) -> Det
 
 @pytest.mark.parametrize("yaw", [0.0, 0.7, -1.2])
 def test_base_blocks_give_the_stand_its_pose_when_its_centre_is_misplaced(yaw):
-    from ravens_env.tasks.stack_block_pyramid import stand_slots
     from ravens_env.scene_graph import SceneObject
+    from ravens_env.tasks.stack_block_pyramid import stand_slots
 
     stand = SceneObject("stand", "stand", "brown", (0.5, 0.1, 0.005), yaw=yaw)
     slots = stand_slots(stand)[:3]  # the three base slots, 5 cm apart
     config = NsConfig(levels=4, level_heat=True)
     dets = [_detection("stand", "brown", (0.53, 0.13, 0.005), 0.004)]  # 4 cm off, no yaw
-    dets += [_detection("block", c, s, 0.026) for c, s in zip(("red", "green", "blue"), slots)]
+    dets += [_detection("block", c, s, 0.026) for c, s in zip(("red", "green", "blue"), slots,
+                                                                    strict=True)]
     dets.append(_detection("block", "gray", (0.52, 0.31, 0.02), 0.021))  # on the table, near
     top = ((slots[0][0] + slots[1][0]) / 2, (slots[0][1] + slots[1][1]) / 2, 0.07)
     dets.append(_detection("block", "cyan", top, 0.06, level=1))
