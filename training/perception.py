@@ -78,7 +78,8 @@ class TrainPerceptionSpec:
                 "batch_size": self.batch_size, "lr": self.lr, "warmup": self.warmup,
                 "weight_decay": self.weight_decay, "seed": self.seed, "limit": self.limit,
                 "augment": self.augment, "init": str(self.init) if self.init else None,
-                "levels": self.levels, "level_heat": self.level_heat, "mix": self.mix}
+                "levels": self.levels, "level_heat": self.level_heat,
+                "mix": canonical_mix(self.mix)}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -212,6 +213,20 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
                                 {"last": last, "spec": spec.recorded()})
     bar.close()
     return last
+
+
+def canonical_mix(mix: str | None) -> str | None:
+    """One spelling per mixture ("b=2,a=1" and "a=1.0, b=2" -> "a=1.0,b=2.0"), so that
+    --resume compares what a mix means, not how it was typed; unparseable text is kept as is
+    (the run itself rejects it, naming the problem)."""
+    if not mix:
+        return None
+    try:
+        parts = sorted((n.strip(), float(w) if sep else 1.0)
+                       for n, sep, w in (p.partition("=") for p in mix.split(",") if p.strip()))
+    except ValueError:
+        return mix
+    return ",".join(f"{n}={w}" for n, w in parts)
 
 
 def image_weights(splits: list[str], mix: str | None) -> np.ndarray | None:

@@ -114,7 +114,7 @@ def test_a_mixed_run_records_its_mix_and_resume_checks_it(scenes, tmp_path):
     with pytest.raises(ValueError, match="mix"):
         train_perception(_spec(scenes, tmp_path, 4, resume=True))
     assert train_perception(_spec(scenes, tmp_path, 4, resume=True,
-                                  mix="block_bowl=1"))["start_step"] == 2
+                                  mix=" block_bowl=1.0"))["start_step"] == 2  # same mix
 
 
 def test_a_level_heatmap_run_fine_tunes_a_detector_and_exports_it(scenes, tmp_path):
