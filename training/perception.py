@@ -221,12 +221,12 @@ def canonical_mix(mix: str | None) -> str | None:
     (the run itself rejects it, naming the problem)."""
     if not mix:
         return None
+    names = [part.partition("=")[0].strip() for part in mix.split(",") if part.strip()]
     try:
-        parts = sorted((n.strip(), float(w) if sep else 1.0)
-                       for n, sep, w in (p.partition("=") for p in mix.split(",") if p.strip()))
+        weights = parse_mix(mix, names)
     except ValueError:
         return mix
-    return ",".join(f"{n}={w}" for n, w in parts)
+    return ",".join(f"{n}={w}" for n, w in sorted(weights.items()))
 
 
 def image_weights(splits: list[str], mix: str | None) -> np.ndarray | None:
