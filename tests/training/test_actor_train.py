@@ -156,3 +156,21 @@ def test_missing_demos_or_checkpoint_are_one_line_errors(tmp_path):
                                  "put-block-in-bowl"])
     with pytest.raises(ValueError, match="is not a CLIPort checkpoint"):
         args.handler(args)
+
+
+def test_the_shift_option_reaches_the_run_and_a_negative_one_is_refused(demo_dir, tmp_path, tiny,
+                                                                         monkeypatch):
+    import training.actor_data as actor_data
+
+    shifts = []
+    real = actor_data.random_rotation
+    monkeypatch.setattr(actor_data, "random_rotation",
+                        lambda rng, labels, shape, shift_sigma=0.0:
+                        shifts.append(shift_sigma) or real(rng, labels, shape, shift_sigma))
+    train_actor(_spec(demo_dir, tmp_path / "run", tiny, steps=1, augment=True, shift_sigma=9.0))
+    assert shifts and set(shifts) == {9.0}
+    with pytest.raises(ValueError, match="shift_sigma must be >= 0"):
+        train_actor(_spec(demo_dir, tmp_path / "bad", tiny, steps=1, shift_sigma=-1.0))
+    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+                                 str(tmp_path / "cli"), "--steps", "1", "--shift", "27"])
+    assert args.shift == 27.0
