@@ -18,6 +18,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vrs.allocator import keep_freed_memory
+
 if TYPE_CHECKING:
     from vrs.reasoner import Reasoner
 
@@ -67,7 +69,9 @@ def checkpoint_kind(path: Path) -> str:
 
 
 def load_reasoner(spec: str | Path = "default", device: str = "cpu") -> Reasoner:
-    """The Reasoner stored in a checkpoint directory (or a shipped name)."""
+    """The Reasoner stored in a checkpoint directory (or a shipped name). Loading one also
+    keeps freed memory in the process (`vrs.allocator`): a reasoner is called many times."""
     path = resolve_checkpoint(spec)
+    keep_freed_memory()
     module, function = LOADERS[checkpoint_kind(path)].split(":")
     return getattr(importlib.import_module(module), function)(path, device)

@@ -109,6 +109,13 @@ def test_images_of_another_size_are_resized_and_parses_are_cached():
     reasoner.ask(big, ["how many blocks are there?"])
     reasoner.ask(big, ["how many bowls are there?"])
     assert calls == [1]  # the second question reused the parse of the same image
+    reasoner.ask(big.copy(), ["how many bowls are there?"])
+    assert calls == [1]  # equal pixels in another array are the same image
+    big[100, 200] = 255 - big[100, 200]  # the caller draws into its frame in place
+    reasoner.ask(big, ["how many bowls are there?"])
+    assert calls == [1, 1]  # the cache kept a copy, so the changed frame is parsed again
+    reasoner.ask(big[:240, :320].copy(), ["how many bowls are there?"])
+    assert calls == [1, 1, 1]  # another shape is another image
 
 
 def test_the_inference_forms_give_the_trained_models_maps():

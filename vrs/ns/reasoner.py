@@ -2,12 +2,13 @@
 
 One forward pass parses an image into a Scene; every question about that image is then a
 program run on the scene (microseconds). The last parse is cached by image content, because
-the controller asks several questions about one frame in separate calls.
+the controller asks several questions about one frame in separate calls: the cache holds a
+copy of the last image and compares bytes (a 320x240 frame: ~0.03 ms to copy and ~0.03 ms to
+compare, where a blake2b digest took 0.3 ms on the reference machine).
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ class NsReasoner:
     def __init__(self, model: DetectorNet) -> None:
         self.model = FastDetector(model)  # a rewritten copy: the caller's model is left as is
         self.config = model.config
-        self._cache: tuple[str, Scene, float] | None = None
+        self._cache: tuple[np.ndarray, Scene, float] | None = None  # last image, its parse
 
     def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
         """One Answer per question, in order (see the module docstring)."""
@@ -51,8 +52,7 @@ class NsReasoner:
         """(scene, confidence) per image; a repeat of the last image is not re-run."""
         if not images:
             return []
-        keys = [_key(img) for img in images]
-        todo = [i for i, k in enumerate(keys) if not (self._cache and self._cache[0] == k)]
+        todo = [i for i, img in enumerate(images) if not self._is_cached(img)]
         results: dict[int, tuple[Scene, float]] = {}
         if todo:
             dets = self.detect([images[i] for i in todo])
@@ -60,8 +60,12 @@ class NsReasoner:
                 results[i] = (scene_from_detections(d, self.config),
                               min((x.score for x in d), default=1.0))
         out = [results.get(i) or self._cache[1:] for i in range(len(images))]
-        self._cache = (keys[-1], *out[-1])
+        self._cache = (np.array(images[-1], copy=True), *out[-1])
         return out
+
+    def _is_cached(self, image: np.ndarray) -> bool:
+        last = self._cache[0] if self._cache else None
+        return last is not None and np.array_equal(last, image)
 
     @torch.inference_mode()
     def detect(self, images: list[np.ndarray]) -> list[list[Detection]]:
@@ -70,11 +74,6 @@ class NsReasoner:
                              for img in images])
         device = next(self.model.parameters()).device
         return decode_maps(self.model(batch.to(device)).cpu(), self.config)
-
-
-def _key(image: np.ndarray) -> str:
-    return hashlib.blake2b(np.ascontiguousarray(image).tobytes(), digest_size=16).hexdigest() \
-        + str(image.shape)
 
 
 def _to_tensor(image: np.ndarray, width: int, height: int) -> torch.Tensor:

@@ -1,0 +1,53 @@
+"""vrs.allocator: the glibc thresholds that keep a reasoner's freed activations in-process."""
+
+import ctypes
+import platform
+import sys
+
+import pytest
+
+from vrs import allocator
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+                    reason="mallopt thresholds are glibc's")
+def test_thresholds_are_set_on_glibc_and_setting_them_again_is_harmless(monkeypatch):
+    monkeypatch.setattr(allocator, "_done", False)
+    calls = []
+    real = ctypes.CDLL
+
+    class Recording:
+        def __init__(self, *args):
+            self._lib = real(*args)
+
+        def __getattr__(self, name):
+            fn = getattr(self._lib, name)
+            if name != "mallopt":
+                return fn
+
+            def mallopt(param, value):
+                calls.append((param, value))
+                return fn(param, value)
+            mallopt.argtypes = mallopt.restype = None
+            return mallopt
+
+    monkeypatch.setattr(allocator.ctypes, "CDLL", Recording)
+    assert allocator.keep_freed_memory() is True
+    assert calls == [(allocator.M_MMAP_THRESHOLD, allocator.MMAP_THRESHOLD),
+                     (allocator.M_TRIM_THRESHOLD, allocator.TRIM_THRESHOLD)]
+    assert allocator.keep_freed_memory() is True and len(calls) == 2  # once per process
+
+
+def test_other_platforms_keep_their_allocator(monkeypatch):
+    monkeypatch.setattr(allocator, "_done", False)
+    monkeypatch.setattr(allocator.sys, "platform", "darwin")
+    assert allocator.keep_freed_memory() is False
+
+
+def test_loading_a_reasoner_sets_the_thresholds(monkeypatch):
+    from vrs import loading
+
+    called = []
+    monkeypatch.setattr(loading, "keep_freed_memory", lambda: called.append(1) or True)
+    loading.load_reasoner("ns")
+    assert called == [1]
