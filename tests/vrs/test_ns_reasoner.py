@@ -104,8 +104,8 @@ def test_images_of_another_size_are_resized_and_parses_are_cached():
     rng = np.random.default_rng(0)
     big = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
     calls = []
-    original = reasoner.detect
-    reasoner.detect = lambda imgs: calls.append(len(imgs)) or original(imgs)
+    original = reasoner.forward
+    reasoner.forward = lambda imgs: calls.append(len(imgs)) or original(imgs)
     reasoner.ask(big, ["how many blocks are there?"])
     reasoner.ask(big, ["how many bowls are there?"])
     assert calls == [1]  # the second question reused the parse of the same image

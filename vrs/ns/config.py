@@ -39,6 +39,8 @@ class NsConfig:
     z_scale: float = 10.0  # the z head predicts height (m) times this
     levels: int = 0  # support-level classes per type (0: no level head; see `level_of`)
     level_heat: bool = False  # blocks get one heatmap per level instead of level logits
+    hidden_threshold: float | None = 0.05  # heat for a block hidden under a raised one
+    # (`vrs/ns/hidden.py`; None: off)
     camera: PinholeCamera = field(default_factory=PinholeCamera)
 
     def __post_init__(self) -> None:
@@ -46,6 +48,9 @@ class NsConfig:
         if (self.camera.width, self.camera.height) != (self.width, self.height):
             raise ValueError(f"the camera is {self.camera.width}x{self.camera.height} px but the "
                              f"detector's input is {self.width}x{self.height}; they must match")
+        if self.hidden_threshold is not None and not 0 < self.hidden_threshold < 1:
+            raise ValueError(f"hidden_threshold must be in (0, 1) or null, got "
+                             f"{self.hidden_threshold}")
         if self.levels < 0:
             raise ValueError(f"levels must be >= 0, got {self.levels}")
         if self.level_heat and self.levels < 2:

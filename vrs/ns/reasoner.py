@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from ravens_env.scene_graph import Scene
 from vrs.ns.checkpoint import load_detector
 from vrs.ns.decode import Detection, decode_maps, scene_from_detections
+from vrs.ns.hidden import with_hidden_supports
 from vrs.ns.inference import FastDetector
 from vrs.ns.model import DetectorNet
 from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, parse_question
@@ -55,10 +56,10 @@ class NsReasoner:
         todo = [i for i, img in enumerate(images) if not self._is_cached(img)]
         results: dict[int, tuple[Scene, float]] = {}
         if todo:
-            dets = self.detect([images[i] for i in todo])
-            for i, d in zip(todo, dets, strict=True):
-                results[i] = (scene_from_detections(d, self.config),
-                              min((x.score for x in d), default=1.0))
+            maps = self.forward([images[i] for i in todo])
+            for i, d, m in zip(todo, decode_maps(maps, self.config), maps, strict=True):
+                d, scene = self._scene(d, m)
+                results[i] = (scene, min((x.score for x in d), default=1.0))
         out = [results.get(i) or self._cache[1:] for i in range(len(images))]
         self._cache = (np.array(images[-1], copy=True), *out[-1])
         return out
@@ -67,13 +68,24 @@ class NsReasoner:
         last = self._cache[0] if self._cache else None
         return last is not None and np.array_equal(last, image)
 
-    @torch.inference_mode()
     def detect(self, images: list[np.ndarray]) -> list[list[Detection]]:
         """Raw detections per image (images of any size are resized to the model's input)."""
+        return decode_maps(self.forward(images), self.config)
+
+    @torch.inference_mode()
+    def forward(self, images: list[np.ndarray]) -> torch.Tensor:
+        """The detector's maps (B, out_channels, R, C) on the CPU."""
         batch = torch.stack([_to_tensor(img, self.config.width, self.config.height)
                              for img in images])
         device = next(self.model.parameters()).device
-        return decode_maps(self.model(batch.to(device)).cpu(), self.config)
+        return self.model(batch.to(device)).cpu()
+
+    def _scene(self, detections: list[Detection], maps: torch.Tensor
+               ) -> tuple[list[Detection], Scene]:
+        """(detections with the hidden supports found, scene) of one image."""
+        if self.config.hidden_threshold is None:
+            return detections, scene_from_detections(detections, self.config)
+        return with_hidden_supports(detections, maps, self.config, self.config.hidden_threshold)
 
 
 def _to_tensor(image: np.ndarray, width: int, height: int) -> torch.Tensor:
