@@ -8,31 +8,36 @@ every call maps new pages and faults them in. Measured on the 2-core reference m
 `runtime.bench_vqa.bench_vqa` (200 new images, 5 warm-up calls): p50 11.4-11.5 ms in a fresh
 process, 7.6-7.8 ms with the thresholds below; a process that had already answered ~200
 images was at 7.7-8.1 ms either way. Serving stacks set the same thresholds (or use jemalloc /
-tcmalloc); this does it from Python, once, at load time.
+tcmalloc); this does it from Python, once, at load time. A user's own malloc settings
+(`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `GLIBC_TUNABLES`) win, and
+`CODEPLAN_KEEP_FREED_MEMORY=0` leaves glibc's defaults alone.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import sys
 
 M_TRIM_THRESHOLD = -1  # glibc <malloc.h>: free space kept at the heap top before trimming
 M_MMAP_THRESHOLD = -3  # glibc <malloc.h>: smallest block served by mmap
 MMAP_THRESHOLD = 32 * 1024 * 1024  # bytes: glibc's upper bound for this setting (64-bit)
-TRIM_THRESHOLD = 256 * 1024 * 1024  # bytes: what a process may keep of freed memory
+TRIM_THRESHOLD = 64 * 1024 * 1024  # bytes: free heap top a process keeps (~50 activations)
+USER_SETTINGS = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")
 
 _done = False
 
 
 def keep_freed_memory() -> bool:
     """Raise glibc's mmap and trim thresholds (see the module docstring). Returns whether the
-    setting took; False where the C library is not glibc (macOS, Windows, musl), which then
-    keeps its own behaviour. Idempotent."""
+    setting took; False where the C library is not glibc (macOS, Windows, musl) or the user
+    chose (module docstring), which then keeps its own behaviour. Idempotent."""
     global _done
     if _done:
         return True
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or os.environ.get("CODEPLAN_KEEP_FREED_MEMORY") == "0" \
+            or any(os.environ.get(k) for k in USER_SETTINGS):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")

@@ -51,3 +51,14 @@ def test_loading_a_reasoner_sets_the_thresholds(monkeypatch):
     monkeypatch.setattr(loading, "keep_freed_memory", lambda: called.append(1) or True)
     loading.load_reasoner("ns")
     assert called == [1]
+
+
+@pytest.mark.parametrize("env", [{"CODEPLAN_KEEP_FREED_MEMORY": "0"},
+                                 {"MALLOC_TRIM_THRESHOLD_": "131072"},
+                                 {"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=131072"}])
+def test_the_users_own_malloc_settings_win(monkeypatch, env):
+    monkeypatch.setattr(allocator, "_done", False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda *a: pytest.fail("mallopt called"))
+    assert allocator.keep_freed_memory() is False

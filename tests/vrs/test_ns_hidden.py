@@ -3,13 +3,16 @@ says they must be."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
 from vrs.ns.config import NsConfig
 from vrs.ns.decode import Detection
-from vrs.ns.hidden import mid_air_blocks, straddled_gaps, with_hidden_supports
+from vrs.ns.hidden import mid_air_blocks, with_hidden_supports
 
 CONFIG = NsConfig(levels=4, level_heat=True)
 BLOCK = CONFIG.types.index("block")
@@ -25,8 +28,9 @@ def _empty_maps() -> torch.Tensor:
 
 
 def _cell(point: tuple) -> tuple[int, int, float, float]:
+    """(row, col) of the cell a centre is trained at (`targets.make_targets`: floor), (u, v)."""
     u, v, _ = CONFIG.camera.project(np.array([point]))[0]
-    return round(v / CONFIG.stride), round(u / CONFIG.stride), u, v
+    return math.floor(v / CONFIG.stride), math.floor(u / CONFIG.stride), u, v
 
 
 def _show_block(maps: torch.Tensor, point: tuple, color: str, logit: float) -> None:
@@ -81,7 +85,61 @@ def test_the_second_support_of_a_straddling_block_is_looked_for():
     assert "yellow block" in {d.name for d in dets}
     assert scene.holds("blue block", "on", "yellow block")
     assert scene.holds("blue block", "on", "red block")
-    assert straddled_gaps(scene) == []
+    assert len(dets) == 3  # the gap mirrored through the yellow block is the red one: taken
+
+
+def test_two_upper_blocks_pointing_at_one_missing_base_add_it_once():
+    """A 2-block middle row over a 3-block base whose middle block is hidden."""
+    maps = _empty_maps()
+    _show_block(maps, (0.5, 0.0, 0.02), "yellow", logit=-1.0)
+    _show_block(maps, (0.5, 0.0, 0.02), "green", logit=-1.0)  # same cell: the color read wins
+    found = [_detection((0.5, -0.05, 0.02), "red"), _detection((0.5, 0.05, 0.02), "cyan"),
+             _detection((0.5, -0.025, 0.06), "blue"), _detection((0.5, 0.025, 0.06), "pink")]
+    dets, scene = with_hidden_supports(found, maps, CONFIG)
+    added = [d for d in dets if d not in found]
+    assert len(added) == 1 and added[0].level == 0
+    assert scene.holds("blue block", "on", added[0].name)
+    assert scene.holds("pink block", "on", added[0].name)
+
+
+def test_no_block_is_added_where_a_found_block_already_is():
+    maps = _empty_maps()
+    _show_block(maps, (0.5, 0.0, 0.02), "yellow", logit=2.0)
+    # the raised block is 3.5 cm off its real support, so it counts as resting on nothing
+    found = [_detection((0.5, 0.035, 0.02), "red"), _detection((0.5, 0.0, 0.06), "blue")]
+    _, scene = with_hidden_supports(found, maps, CONFIG)
+    assert mid_air_blocks(scene) == ["blue block"]
+    with_red_under = [_detection((0.5, 0.01, 0.02), "red"), _detection((0.5, 0.0, 0.06), "blue")]
+    dets, _ = with_hidden_supports(with_red_under, maps, CONFIG)
+    assert len(dets) == 2
+
+
+@pytest.mark.parametrize("config", [NsConfig(levels=4), NsConfig(),
+                                    replace(CONFIG, hidden_threshold=None)],
+                         ids=["level-logits", "no-levels", "off"])
+def test_detectors_without_per_level_heatmaps_or_with_the_pass_off_add_nothing(config):
+    rows, cols = config.height // config.stride, config.width // config.stride
+    maps = torch.zeros(config.out_channels, rows, cols)  # p = 0.5 everywhere
+    level = 1 if config.levels else None
+    _, _, u, v = _cell((0.5, 0.0, 0.06))
+    dets, _ = with_hidden_supports([Detection("block", "blue", u, v, 0.06, 0.9, 0.9, level)],
+                                   maps, config)
+    assert len(dets) == 1
+
+
+def test_the_reasoner_answers_from_the_scene_with_hidden_supports():
+    from vrs.ns.model import DetectorNet
+    from vrs.ns.reasoner import NsReasoner
+
+    maps = _empty_maps()
+    _show_block(maps, (0.5, 0.0, 0.06), "blue", logit=6.0)  # a block one level up ...
+    _show_block(maps, (0.5, 0.0, 0.02), "red", logit=-1.0)  # ... on a block barely seen
+    image = np.zeros((240, 320, 3), np.uint8)
+    question = ["what is the color of the block under the blue block?"]
+    for threshold, answer in ((0.05, "red"), (None, "nothing")):
+        reasoner = NsReasoner(DetectorNet(replace(CONFIG, hidden_threshold=threshold)))
+        reasoner.forward = lambda imgs: maps[None].expand(len(imgs), -1, -1, -1)
+        assert reasoner.ask(image, question)[0].text == answer
 
 
 def test_a_hidden_block_never_duplicates_a_detected_name():

@@ -116,6 +116,8 @@ def test_images_of_another_size_are_resized_and_parses_are_cached():
     assert calls == [1, 1]  # the cache kept a copy, so the changed frame is parsed again
     reasoner.ask(big[:240, :320].copy(), ["how many bowls are there?"])
     assert calls == [1, 1, 1]  # another shape is another image
+    with pytest.raises(ValueError, match="uint8"):  # equal values, another dtype: not cached
+        reasoner.ask(big[:240, :320].astype(np.float32), ["how many bowls are there?"])
 
 
 def test_the_inference_forms_give_the_trained_models_maps():
