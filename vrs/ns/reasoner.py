@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene
 from vrs.ns.checkpoint import load_detector
-from vrs.ns.decode import Detection, decode_maps, scene_from_detections
+from vrs.ns.decode import Detection, decode_maps
 from vrs.ns.hidden import with_hidden_supports
 from vrs.ns.inference import FastDetector
 from vrs.ns.model import DetectorNet
