@@ -24,6 +24,7 @@ from runtime.cli_vqa import (
     add_bench_vqa_parser,
     add_eval_vqa_parser,
     add_train_perception_parser,
+    add_tune_perception_parser,
 )
 from runtime.cli_vrs import add_ask_parser, add_serve_parser
 from runtime.planners.base import PlannerError
@@ -185,8 +186,15 @@ def _add_train(sub) -> None:
     train.set_defaults(handler=lambda a: train.print_help() or 2)
 
 
+def _add_tune(sub) -> None:
+    tune = sub.add_parser("tune", help="choose a trained model's settings on a dev set")
+    tsub = tune.add_subparsers(title="tune commands", metavar="MODEL")
+    add_tune_perception_parser(tsub)
+    tune.set_defaults(handler=lambda a: tune.print_help() or 2)
+
+
 _COMMANDS: list[Callable] = [add_run_parser, _add_tasks, _add_bench, _add_eval,
-                             _add_train, add_datagen_parser, add_sandbox_parser,
+                             _add_train, _add_tune, add_datagen_parser, add_sandbox_parser,
                              add_serve_parser, add_ask_parser, add_results_parser]
 
 if __name__ == "__main__":

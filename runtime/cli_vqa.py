@@ -66,6 +66,45 @@ def _train_perception(args) -> int:
     return 0
 
 
+def add_tune_perception_parser(tsub) -> None:
+    """`codeplan tune perception`: decoding thresholds of a detector, chosen on a dev set."""
+    p = tsub.add_parser("perception", help="choose the ns detector's thresholds on a dev set")
+    p.add_argument("--model", type=Path, required=True, help="ns-vqa checkpoint dir")
+    p.add_argument("--data", type=Path, required=True,
+                   help="a datagen output on seeds of its own (not the validation set)")
+    p.add_argument("--threshold", type=_floats, default=[0.2, 0.25, 0.3],
+                   help="detection thresholds to try, comma-separated")
+    p.add_argument("--hidden", type=_floats_or_off, default=[None, 0.05, 0.1],
+                   help="hidden-support thresholds to try, comma-separated; 'off' for none")
+    p.add_argument("--write", action="store_true",
+                   help="store the best pair in the model's config.json")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_tune_perception)
+
+
+def _floats(value: str) -> list[float]:
+    return [float(v) for v in value.split(",") if v.strip()]
+
+
+def _floats_or_off(value: str) -> list[float | None]:
+    return [None if v.strip() == "off" else float(v) for v in value.split(",") if v.strip()]
+
+
+def _tune_perception(args) -> int:
+    from training.perception_tune import best, markdown, sweep, write_choice
+
+    rows = sweep(args.model, args.data, args.threshold, args.hidden)
+    chosen = write_choice(args.model, rows, args.data) if args.write else best(rows)
+    if args.json:
+        print(json.dumps({"rows": rows, "best": chosen, "written": args.write}, indent=2))
+        return 0
+    print(markdown(rows))
+    verb = "written to" if args.write else "best for"
+    print(f"\n{verb} {args.model}: threshold {chosen['threshold']}, "
+          f"hidden_threshold {chosen['hidden_threshold']}")
+    return 0
+
+
 def add_eval_vqa_parser(esub) -> None:
     """`codeplan eval vqa`: Table 1 (accuracy per split) for one or more reasoners."""
     p = esub.add_parser("vqa", help="VQA accuracy per split and answer type (Table 1)")

@@ -48,6 +48,8 @@ class NsConfig:
         if (self.camera.width, self.camera.height) != (self.width, self.height):
             raise ValueError(f"the camera is {self.camera.width}x{self.camera.height} px but the "
                              f"detector's input is {self.width}x{self.height}; they must match")
+        if not 0 < self.threshold < 1:
+            raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
         if self.hidden_threshold is not None and not 0 < self.hidden_threshold < 1:
             raise ValueError(f"hidden_threshold must be in (0, 1) or null, got "
                              f"{self.hidden_threshold}")

@@ -9,6 +9,7 @@ compare, where a blake2b digest took 0.3 ms on the reference machine).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene
 from vrs.ns.checkpoint import load_detector
+from vrs.ns.config import NsConfig
 from vrs.ns.decode import Detection, decode_maps
 from vrs.ns.hidden import with_hidden_supports
 from vrs.ns.inference import FastDetector
@@ -36,6 +38,14 @@ class NsReasoner:
         self.model = FastDetector(model)  # a rewritten copy: the caller's model is left as is
         self.config = model.config
         self._cache: tuple[np.ndarray, Scene, float] | None = None  # last image, its parse
+
+    def retune(self, config: NsConfig) -> None:
+        """Decode with another config of the same network (thresholds: `codeplan tune
+        perception`); the parse cache is dropped, since it was decoded with the old one."""
+        if replace(config, threshold=0.5, hidden_threshold=None) != \
+                replace(self.config, threshold=0.5, hidden_threshold=None):
+            raise ValueError("retune() changes only threshold and hidden_threshold")
+        self.config, self._cache = config, None
 
     def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
         """One Answer per question, in order (see the module docstring)."""

@@ -1,0 +1,60 @@
+"""`codeplan tune perception`: thresholds chosen by answer accuracy on a dev set, written back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from runtime.cli import main
+from training.perception_tune import best, sweep
+from vrs.loading import resolve_checkpoint
+from vrs.ns.reasoner import load_ns_reasoner
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory) -> Path:
+    from datagen import generate
+
+    out = tmp_path_factory.mktemp("dev")
+    generate(out, ["block_stack"], images_per_split=3, questions_per_image=5, shard_size=3,
+             seed_offset=500000, progress=False)
+    return out
+
+
+@pytest.fixture
+def model(tmp_path) -> Path:
+    return Path(shutil.copytree(resolve_checkpoint("ns"), tmp_path / "ns"))
+
+
+def test_a_threshold_that_drops_every_object_loses_to_a_working_one(dev, model):
+    rows = sweep(model, dev, [0.3, 0.999], [None, 0.05])
+    assert [(r["threshold"], r["hidden_threshold"]) for r in rows] == \
+        [(0.3, None), (0.3, 0.05), (0.999, None), (0.999, 0.05)]
+    assert all(r["n"] == 15 for r in rows)
+    assert best(rows)["threshold"] == 0.3
+    assert rows[0]["accuracy"] > rows[2]["accuracy"]
+    assert set(rows[0]["by_split"]) == {"block_stack"}
+
+
+def test_write_stores_the_best_pair_and_its_grid_in_the_checkpoint(dev, model, capsys):
+    assert main(["tune", "perception", "--model", str(model), "--data", str(dev),
+                 "--threshold", "0.25,0.999", "--hidden", "off,0.1", "--write", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    config = json.loads((model / "config.json").read_text())
+    assert config["threshold"] == out["best"]["threshold"] == 0.25
+    assert config["hidden_threshold"] == out["best"]["hidden_threshold"]
+    assert len(config["training"]["tuned"]["grid"]) == 4
+    assert load_ns_reasoner(model).config.threshold == 0.25  # the checkpoint still loads
+
+
+def test_bad_thresholds_and_other_changes_are_refused(dev, model, capsys):
+    assert main(["tune", "perception", "--model", str(model), "--data", str(dev),
+                 "--threshold", "1.5"]) == 2
+    assert "threshold must be in (0, 1)" in capsys.readouterr().err
+    reasoner = load_ns_reasoner(model)
+    with pytest.raises(ValueError, match="only threshold and hidden_threshold"):
+        reasoner.retune(replace(reasoner.config, z_scale=3.0))
