@@ -76,8 +76,11 @@ def add_tune_perception_parser(tsub) -> None:
                    help="detection thresholds to try, comma-separated")
     p.add_argument("--hidden", type=_floats_or_off, default=[None, 0.05, 0.1],
                    help="hidden-support thresholds to try, comma-separated; 'off' for none")
+    p.add_argument("--stand-z", type=_floats, default=None,
+                   help="heights (m) above which a table-level block sits on the stand, "
+                        "comma-separated (default: the model's own)")
     p.add_argument("--write", action="store_true",
-                   help="store the best pair in the model's config.json")
+                   help="store the best setting in the model's config.json")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_tune_perception)
 
@@ -93,7 +96,7 @@ def _floats_or_off(value: str) -> list[float | None]:
 def _tune_perception(args) -> int:
     from training.perception_tune import best, markdown, sweep, write_choice
 
-    rows = sweep(args.model, args.data, args.threshold, args.hidden)
+    rows = sweep(args.model, args.data, args.threshold, args.hidden, args.stand_z)
     chosen = write_choice(args.model, rows, args.data) if args.write else best(rows)
     if args.json:
         print(json.dumps({"rows": rows, "best": chosen, "written": args.write}, indent=2))
@@ -101,7 +104,7 @@ def _tune_perception(args) -> int:
     print(markdown(rows))
     verb = "written to" if args.write else "best for"
     print(f"\n{verb} {args.model}: threshold {chosen['threshold']}, "
-          f"hidden_threshold {chosen['hidden_threshold']}")
+          f"hidden_threshold {chosen['hidden_threshold']}, stand_z {chosen['stand_z']}")
     return 0
 
 

@@ -1,16 +1,18 @@
 """`codeplan tune perception`: a trained detector's decoding thresholds, chosen on a dev set.
 
-Why a command: the detection threshold (a heatmap peak's score to keep it) and the hidden-
-support threshold (`vrs/ns/hidden.py`) are not learned. They are picked by answer accuracy on
+Why a command: the detection threshold (a heatmap peak's score to keep it), the hidden- support
+threshold (`vrs/ns/hidden.py`) and the height above which a table-level block is seated on the
+stand (`stand_z`, `vrs/ns/stand.py`) are not learned. They are picked by answer accuracy on
 scenes that are neither training nor validation data — a `codeplan datagen vqa` output on its
 own seeds (the shipped detector: offset 500000, `data/vqa-dev`) — so the validation figures
-stay untouched by the choice, and the choice is reproduced by one command. `--write` stores
-the best pair in the checkpoint's config.json, with the grid it was picked from under
+stay untouched by the choice, and the choice is reproduced by one command. `--write` stores the
+best setting in the checkpoint's config.json, with the grid it was picked from under
 `training.tuned`.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -21,22 +23,25 @@ from vrs.ns.reasoner import load_ns_reasoner
 OFF = None  # hidden_threshold value that turns the hidden-support pass off
 
 
+TUNED = ("threshold", "hidden_threshold", "stand_z")  # the NsConfig fields set here
+
+
 def sweep(model_dir: Path, data_dir: Path, thresholds: list[float],
-          hidden: list[float | None], progress: bool = False) -> list[dict]:
-    """One row per (threshold, hidden_threshold): overall accuracy with its 95% interval and
+          hidden: list[float | None], stand_z: list[float] | None = None,
+          progress: bool = False) -> list[dict]:
+    """One row per (threshold, hidden_threshold, stand_z) (`stand_z` None: the model's own),
+    in grid order: overall accuracy with its 95% interval and
     accuracy per split, in grid order. The forward pass is re-run per row (~8 ms per image):
     simpler than caching maps, and a dev set of 800 images takes seconds."""
     reasoner = load_ns_reasoner(model_dir)
     base, data = reasoner.config, load_vqa_data(data_dir)
     rows = []
-    for t in thresholds:
-        for h in hidden:
-            reasoner.retune(replace(base, threshold=t, hidden_threshold=h))
-            result = evaluate(reasoner, data, progress=progress)
-            overall = result["overall"]
-            rows.append({"threshold": t, "hidden_threshold": h, "accuracy": overall["accuracy"],
-                         "ci95": overall["ci95"], "n": overall["n"],
-                         "by_split": result["accuracy"]})
+    for setting in itertools.product(thresholds, hidden, stand_z or [base.stand_z]):
+        reasoner.retune(replace(base, **dict(zip(TUNED, setting, strict=True))))
+        result = evaluate(reasoner, data, progress=progress)
+        overall = result["overall"]
+        rows.append({**dict(zip(TUNED, setting, strict=True)), "accuracy": overall["accuracy"],
+                     "ci95": overall["ci95"], "n": overall["n"], "by_split": result["accuracy"]})
     return rows
 
 
@@ -46,17 +51,15 @@ def best(rows: list[dict]) -> dict:
 
 
 def write_choice(model_dir: Path, rows: list[dict], data_dir: Path) -> dict:
-    """Store the best row's thresholds in `model_dir/config.json` (atomically) and the grid
+    """Store the best row's settings in `model_dir/config.json` (atomically) and the grid
     under `training.tuned`; returns the chosen row."""
     chosen = best(rows)
     path = Path(model_dir) / "config.json"
     config = json.loads(path.read_text())
-    config["threshold"], config["hidden_threshold"] = chosen["threshold"], \
-        chosen["hidden_threshold"]
+    config.update({k: chosen[k] for k in TUNED})
     config.setdefault("training", {})["tuned"] = {
         "data": str(data_dir), "questions": chosen["n"],
-        "grid": [{k: r[k] for k in ("threshold", "hidden_threshold", "accuracy")}
-                 for r in rows]}
+        "grid": [{k: r[k] for k in (*TUNED, "accuracy")} for r in rows]}
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(config, indent=2) + "\n")
     tmp.replace(path)
@@ -66,12 +69,12 @@ def write_choice(model_dir: Path, rows: list[dict], data_dir: Path) -> dict:
 def markdown(rows: list[dict]) -> str:
     """The grid as a markdown table (accuracy % [95% Wilson CI], then per split)."""
     splits = sorted({s for r in rows for s in r["by_split"]})
-    lines = ["| threshold | hidden | accuracy | " + " | ".join(splits) + " |",
-             "|---" * (3 + len(splits)) + "|"]
+    lines = ["| threshold | hidden | stand_z | accuracy | " + " | ".join(splits) + " |",
+             "|---" * (4 + len(splits)) + "|"]
     for r in rows:
         lo, hi = r["ci95"]
         hidden = "off" if r["hidden_threshold"] is OFF else r["hidden_threshold"]
         cells = [f"{r['by_split'][s] * 100:.2f}" for s in splits]
-        lines.append(f"| {r['threshold']} | {hidden} | {r['accuracy'] * 100:.2f} "
+        lines.append(f"| {r['threshold']} | {hidden} | {r['stand_z']} | {r['accuracy'] * 100:.2f} "
                      f"[{lo * 100:.1f}–{hi * 100:.1f}] | " + " | ".join(cells) + " |")
     return "\n".join(lines)

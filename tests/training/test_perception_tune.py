@@ -42,11 +42,13 @@ def test_a_threshold_that_drops_every_object_loses_to_a_working_one(dev, model):
 
 def test_write_stores_the_best_pair_and_its_grid_in_the_checkpoint(dev, model, capsys):
     assert main(["tune", "perception", "--model", str(model), "--data", str(dev),
-                 "--threshold", "0.25,0.999", "--hidden", "off,0.1", "--write", "--json"]) == 0
+                 "--threshold", "0.25,0.999", "--hidden", "off,0.1", "--stand-z", "0.021",
+                 "--write", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     config = json.loads((model / "config.json").read_text())
     assert config["threshold"] == out["best"]["threshold"] == 0.25
     assert config["hidden_threshold"] == out["best"]["hidden_threshold"]
+    assert config["stand_z"] == 0.021
     assert len(config["training"]["tuned"]["grid"]) == 4
     assert load_ns_reasoner(model).config.threshold == 0.25  # the checkpoint still loads
 
@@ -56,5 +58,5 @@ def test_bad_thresholds_and_other_changes_are_refused(dev, model, capsys):
                  "--threshold", "1.5"]) == 2
     assert "threshold must be in (0, 1)" in capsys.readouterr().err
     reasoner = load_ns_reasoner(model)
-    with pytest.raises(ValueError, match="only threshold and hidden_threshold"):
+    with pytest.raises(ValueError, match="only threshold, hidden_threshold and stand_z"):
         reasoner.retune(replace(reasoner.config, z_scale=3.0))

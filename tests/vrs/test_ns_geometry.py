@@ -302,6 +302,26 @@ def test_one_base_block_turns_the_stand_towards_it_and_keeps_its_detected_centre
     assert (-math.sin(yaw), math.cos(yaw)) == pytest.approx((0.7071, 0.7071), abs=2e-2)
 
 
+def test_stand_z_decides_which_table_level_blocks_are_seated_on_the_stand():
+    """A block at the end slot of a stand turned along x, whose height the detector
+    under-predicts (2.1 cm: 1 mm above a table block's), is seated, and turns the stand
+    towards it, only once `stand_z` is below that prediction; unseated, the stand keeps yaw 0
+    and the block lies outside its footprint."""
+    from dataclasses import replace as with_
+
+    cam = PinholeCamera()
+    stand, block = (0.5, 0.0, 0.005), (0.56, 0.0, 0.03)
+    (su, sv), (bu, bv) = cam.project(np.array([stand, block]))[:, :2]
+    dets = [Detection("stand", "brown", su, sv, 0.004, 0.9, 0.9, 0),
+            Detection("block", "red", bu, bv, 0.021, 0.9, 0.9, 0)]
+    config = NsConfig(levels=4, level_heat=True)
+    assert not scene_from_detections(dets, config).holds("red block", "on", "stand")
+    seated = scene_from_detections(dets, with_(config, stand_z=0.0205))
+    assert seated.holds("red block", "on", "stand")
+    with pytest.raises(ValueError, match="stand_z"):
+        NsConfig(stand_z=0.05)
+
+
 def test_the_local_maximum_is_the_3x3_max_pool():
     from vrs.ns.decode import local_max
 

@@ -41,6 +41,8 @@ class NsConfig:
     level_heat: bool = False  # blocks get one heatmap per level instead of level logits
     hidden_threshold: float | None = 0.05  # heat for a block hidden under a raised one
     # (`vrs/ns/hidden.py`; None: off)
+    stand_z: float = 0.0225  # metres: a table-level block predicted above this sits on the
+    # stand (table 0.02, stand 0.03; `vrs/ns/stand.py`)
     camera: PinholeCamera = field(default_factory=PinholeCamera)
 
     def __post_init__(self) -> None:
@@ -48,6 +50,9 @@ class NsConfig:
         if (self.camera.width, self.camera.height) != (self.width, self.height):
             raise ValueError(f"the camera is {self.camera.width}x{self.camera.height} px but the "
                              f"detector's input is {self.width}x{self.height}; they must match")
+        if not LEVEL0_Z - 0.01 < self.stand_z < LEVEL0_Z + 0.01:
+            raise ValueError(f"stand_z must be within 1 cm of a table block's centre "
+                             f"({LEVEL0_Z} m), got {self.stand_z}")
         if not 0 < self.threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
         if self.hidden_threshold is not None and not 0 < self.hidden_threshold < 1:

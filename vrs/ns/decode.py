@@ -126,7 +126,8 @@ def scene_from_detections(detections: list[Detection], config: NsConfig) -> Scen
     stand = next((i for i, d in enumerate(dets) if d.type == STAND), None)
     if stand is not None:
         raised = z > RAISED if levels is None else levels > 0
-        z, centre, yaws[stand] = seat_on_stand(uv, z, raised, is_block, stand, config.camera)
+        z, centre, yaws[stand] = seat_on_stand(uv, z, raised, is_block, stand, config.camera,
+                                               config.stand_z)
     xyz = resolve_stacks(uv, z, is_block, config.camera, levels)
     if stand is not None:
         xyz[stand] = centre

@@ -42,9 +42,9 @@ class NsReasoner:
     def retune(self, config: NsConfig) -> None:
         """Decode with another config of the same network (thresholds: `codeplan tune
         perception`); the parse cache is dropped, since it was decoded with the old one."""
-        if replace(config, threshold=0.5, hidden_threshold=None) != \
-                replace(self.config, threshold=0.5, hidden_threshold=None):
-            raise ValueError("retune() changes only threshold and hidden_threshold")
+        fixed = {"threshold": 0.5, "hidden_threshold": None, "stand_z": 0.0225}
+        if replace(config, **fixed) != replace(self.config, **fixed):
+            raise ValueError("retune() changes only threshold, hidden_threshold and stand_z")
         self.config, self._cache = config, None
 
     def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:

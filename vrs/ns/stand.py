@@ -26,22 +26,25 @@ from ravens_env.dimensions import BLOCK_SIZE, STAND_SIZE
 from vrs.ns.camera import PinholeCamera
 from vrs.ns.support import RAISED
 
-ON_STAND_Z = 0.0225  # metres: predicted centre above this (table 0.02, on the stand 0.03)
+ON_STAND_Z = 0.0225  # metres: predicted centre above this (table 0.02, on the stand 0.03);
+# the default of NsConfig.stand_z, which `codeplan tune perception` may choose on a dev set
 STAND_REACH = 0.10  # metres: a seated block is this close (xy) to the detected stand centre
 SEATED_Z = STAND_SIZE[2] + BLOCK_SIZE / 2  # metres: centre of a block on the stand
 SLOT = 0.05  # metres between neighbouring base slots (stack_block_pyramid.stand_slots)
 
 
 def seat_on_stand(uv: np.ndarray, z: np.ndarray, raised: np.ndarray, is_block: np.ndarray,
-                  stand: int, camera: PinholeCamera) -> tuple[np.ndarray, tuple, float]:
+                  stand: int, camera: PinholeCamera, stand_z: float = ON_STAND_Z
+                  ) -> tuple[np.ndarray, tuple, float]:
     """(heights (N,) with seated blocks at SEATED_Z, stand centre (x, y, z), stand yaw rad)
     from pixels (N, 2), predicted heights (N,) metres, raised and block masks (N,), and the
-    index of the stand's detection."""
+    index of the stand's detection; a level-0 block is seated when its predicted centre is
+    above `stand_z` metres."""
     z = np.asarray(z, float).copy()
     xyz = camera.unproject_to_height(uv, z)
     centre = (float(xyz[stand, 0]), float(xyz[stand, 1]), STAND_SIZE[2] / 2)  # on the table
     near = np.linalg.norm(xyz[:, :2] - xyz[stand, :2], axis=1) < STAND_REACH
-    seated = np.flatnonzero(is_block & ~raised & (z > ON_STAND_Z) & (z < RAISED) & near)
+    seated = np.flatnonzero(is_block & ~raised & (z > stand_z) & (z < RAISED) & near)
     if len(seated) == 0:
         return z, centre, 0.0
     z[seated] = SEATED_Z
