@@ -1,6 +1,6 @@
 """`codeplan tune perception`: a trained detector's decoding thresholds, chosen on a dev set.
 
-Why a command: the detection threshold (a heatmap peak's score to keep it), the hidden- support
+Why a command: the detection threshold (a heatmap peak's score to keep it), the hidden-support
 threshold (`vrs/ns/hidden.py`) and the height above which a table-level block is seated on the
 stand (`stand_z`, `vrs/ns/stand.py`) are not learned. They are picked by answer accuracy on
 scenes that are neither training nor validation data — a `codeplan datagen vqa` output on its
