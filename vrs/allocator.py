@@ -5,9 +5,10 @@ dynamically as such blocks are freed) with a fresh `mmap` and returns them with 
 free. A detector forward at batch 1 allocates and frees a dozen activation tensors of
 0.3-1.2 MB ((1, 16, 120, 160) float32 is 1.2 MB), so until the dynamic threshold has caught up
 every call maps new pages and faults them in. Measured on the 2-core reference machine with
-`runtime.bench_vqa.bench_vqa` (200 new images, 5 warm-up calls): p50 11.4-11.5 ms in a fresh
-process, 7.6-7.8 ms with the thresholds below; a process that had already answered ~200
-images was at 7.7-8.1 ms either way. Serving stacks set the same thresholds (or use jemalloc /
+`codeplan bench vqa` (200 new images, 5 warm-up calls, a fresh process): p50 13.5 ms with
+glibc's defaults, 7.5-9.5 ms in four runs with the thresholds below, back to back; a process
+that had already answered ~200 images was at 7.7-8.1 ms either way. Peak RSS grew by ~10 MB.
+Serving stacks set the same thresholds (or use jemalloc /
 tcmalloc); this does it from Python, once, at load time. A user's own malloc settings
 (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `GLIBC_TUNABLES`) win, and
 `CODEPLAN_KEEP_FREED_MEMORY=0` leaves glibc's defaults alone.
