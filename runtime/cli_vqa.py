@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import sys
@@ -85,12 +86,24 @@ def add_tune_perception_parser(tsub) -> None:
     p.set_defaults(handler=_tune_perception)
 
 
-def _floats(value: str) -> list[float]:
-    return [float(v) for v in value.split(",") if v.strip()]
+def _floats(value: str, off: bool = False) -> list[float | None]:
+    """Comma-separated numbers (and, with `off`, the word off for None)."""
+    out = []
+    for v in (v.strip() for v in value.split(",")):
+        if off and v == "off":
+            out.append(None)
+        elif v:
+            try:
+                out.append(float(v))
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"expected comma-separated numbers{' or off' if off else ''}, got {v!r}"
+                ) from None
+    return out
 
 
 def _floats_or_off(value: str) -> list[float | None]:
-    return [None if v.strip() == "off" else float(v) for v in value.split(",") if v.strip()]
+    return _floats(value, off=True)
 
 
 def _tune_perception(args) -> int:

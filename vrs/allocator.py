@@ -2,13 +2,13 @@
 
 Why: glibc's malloc serves blocks above its mmap threshold (128 KB at start, raised
 dynamically as such blocks are freed) with a fresh `mmap` and returns them with `munmap` on
-free. A detector forward at batch 1 allocates and frees a dozen activation tensors of
-0.3-1.2 MB ((1, 16, 120, 160) float32 is 1.2 MB), so until the dynamic threshold has caught up
-every call maps new pages and faults them in. Measured on the 2-core reference machine with
-`codeplan bench vqa` (200 new images, 5 warm-up calls, a fresh process): p50 13.5 ms with
-glibc's defaults, 7.5-9.5 ms in four runs with the thresholds below, back to back; a process
-that had already answered ~200 images was at 7.7-8.1 ms either way. Peak RSS grew by ~10 MB.
-Serving stacks set the same thresholds (or use jemalloc /
+free, and trims the heap top above its trim threshold. A detector forward at batch 1 allocates
+and frees a dozen activation tensors of 0.3-1.2 MB ((1, 16, 120, 160) float32 is 1.2 MB).
+Measured on the 2-core reference machine (the shipped detector, `getrusage` over calls 5-405
+on new images): ~1,530 minor page faults per call (~6 MB of pages mapped afresh) with glibc's
+defaults, none with the thresholds below; `codeplan bench vqa` (200 new images, a fresh
+process), back to back: p50 13.5 ms with the defaults, 7.5-9.5 ms in four runs with the
+thresholds. Peak RSS grew by ~10 MB. Serving stacks set the same thresholds (or use jemalloc /
 tcmalloc); this does it from Python, once, at load time. A user's own malloc settings
 (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `GLIBC_TUNABLES`) win, and
 `CODEPLAN_KEEP_FREED_MEMORY=0` leaves glibc's defaults alone.

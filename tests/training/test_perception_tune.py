@@ -57,6 +57,17 @@ def test_bad_thresholds_and_other_changes_are_refused(dev, model, capsys):
     assert main(["tune", "perception", "--model", str(model), "--data", str(dev),
                  "--threshold", "1.5"]) == 2
     assert "threshold must be in (0, 1)" in capsys.readouterr().err
+    tune = ["tune", "perception", "--model", str(model), "--data", str(dev)]
+    for bad, message in ((["--threshold", "0.2,x"], "expected comma-separated numbers, got 'x'"),
+                         (["--hidden", "none"], "numbers or off, got 'none'")):
+        with pytest.raises(SystemExit):  # argparse: usage and the message, exit 2
+            main([*tune, *bad])
+        assert message in capsys.readouterr().err
+    assert main([*tune, "--threshold", ","]) == 2
+    assert "--threshold needs at least one value" in capsys.readouterr().err
+    assert main(["tune", "perception", "--model", str(model.parent / "nowhere"),
+                 "--data", str(dev)]) == 2
+    assert "no detector checkpoint at" in capsys.readouterr().err
     reasoner = load_ns_reasoner(model)
-    with pytest.raises(ValueError, match="only threshold, hidden_threshold and stand_z"):
+    with pytest.raises(ValueError, match="only threshold, hidden_threshold, stand_z"):
         reasoner.retune(replace(reasoner.config, z_scale=3.0))

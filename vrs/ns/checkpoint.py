@@ -37,6 +37,8 @@ def save_detector(model: DetectorNet, out: Path, extra: dict | None = None) -> P
 
 def load_detector(path: Path, device: str = "cpu") -> DetectorNet:
     """The detector in eval mode; raises ValueError naming a wrong kind or missing weights."""
+    if not (path / "config.json").is_file():
+        raise ValueError(f"no detector checkpoint at {path} (config.json missing)")
     config_data = json.loads((path / "config.json").read_text())
     if config_data.get("kind") != KIND:
         raise ValueError(f"{path} holds a {config_data.get('kind')!r} checkpoint, not {KIND!r}")

@@ -19,6 +19,8 @@ from vrs.ns.camera import PinholeCamera
 
 KIND = "ns-vqa"
 LEVEL0_Z = 0.02  # metres: centre of a block on the table
+ON_STAND_Z = 0.0225  # metres: default `stand_z` (table block centre 0.02, on the stand 0.03)
+DECODING = ("threshold", "hidden_threshold", "stand_z")  # fields `tune perception` chooses
 LEVEL_STEP = 0.04  # metres: one block (ravens_env.dimensions.BLOCK_SIZE)
 TYPES: tuple[str, ...] = ("block", "bowl", "stand")
 
@@ -41,8 +43,8 @@ class NsConfig:
     level_heat: bool = False  # blocks get one heatmap per level instead of level logits
     hidden_threshold: float | None = 0.05  # heat for a block hidden under a raised one
     # (`vrs/ns/hidden.py`; None: off)
-    stand_z: float = 0.0225  # metres: a table-level block predicted above this sits on the
-    # stand (table 0.02, stand 0.03; `vrs/ns/stand.py`)
+    stand_z: float = ON_STAND_Z  # metres: a table-level block predicted above this sits on
+    # the stand (`vrs/ns/stand.py`)
     camera: PinholeCamera = field(default_factory=PinholeCamera)
 
     def __post_init__(self) -> None:

@@ -1,8 +1,8 @@
 """Blocks hidden under raised blocks: a raised block rests on something, so look there.
 
 Why: the detector's remaining misses on stacks are blocks almost hidden behind or under the
-blocks on them (measured on held-out dev scenes, seeds offset 500000: of the 31 blocks the
-shipped detector missed in 200 block_stack images, 16 carried a detected block). A block in
+blocks on them (measured on held-out dev scenes, seeds offset 500000: of the 30 blocks the
+stage-2 detector missed in 200 block_stack images, 16 carried a detected block). A block in
 mid-air is physically impossible in these scenes, so when the parsed scene holds a raised
 block with nothing under it, the cell where its support's centre would project is read
 again: the support level's block heatmap there, with a threshold far below the detection

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene
 from vrs.ns.checkpoint import load_detector
-from vrs.ns.config import NsConfig
+from vrs.ns.config import DECODING, NsConfig
 from vrs.ns.decode import Detection, decode_maps
 from vrs.ns.hidden import with_hidden_supports
 from vrs.ns.inference import FastDetector
@@ -42,9 +42,8 @@ class NsReasoner:
     def retune(self, config: NsConfig) -> None:
         """Decode with another config of the same network (thresholds: `codeplan tune
         perception`); the parse cache is dropped, since it was decoded with the old one."""
-        fixed = {"threshold": 0.5, "hidden_threshold": None, "stand_z": 0.0225}
-        if replace(config, **fixed) != replace(self.config, **fixed):
-            raise ValueError("retune() changes only threshold, hidden_threshold and stand_z")
+        if replace(config, **{k: getattr(self.config, k) for k in DECODING}) != self.config:
+            raise ValueError(f"retune() changes only {', '.join(DECODING)}")
         self.config, self._cache = config, None
 
     def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
@@ -88,7 +87,6 @@ class NsReasoner:
                              for img in images])
         device = next(self.model.parameters()).device
         return self.model(batch.to(device)).cpu()
-
 
 
 def _same_image(cache: tuple | None, image: np.ndarray) -> bool:

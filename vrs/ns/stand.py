@@ -24,10 +24,9 @@ import numpy as np
 
 from ravens_env.dimensions import BLOCK_SIZE, STAND_SIZE
 from vrs.ns.camera import PinholeCamera
+from vrs.ns.config import ON_STAND_Z
 from vrs.ns.support import RAISED
 
-ON_STAND_Z = 0.0225  # metres: predicted centre above this (table 0.02, on the stand 0.03);
-# the default of NsConfig.stand_z, which `codeplan tune perception` may choose on a dev set
 STAND_REACH = 0.10  # metres: a seated block is this close (xy) to the detected stand centre
 SEATED_Z = STAND_SIZE[2] + BLOCK_SIZE / 2  # metres: centre of a block on the stand
 SLOT = 0.05  # metres between neighbouring base slots (stack_block_pyramid.stand_slots)
