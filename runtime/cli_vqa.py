@@ -147,8 +147,11 @@ def _eval_vqa(args) -> int:
     suite = _suite_settings(args)
     splits = [s.strip() for s in args.splits.split(",")] if args.splits else None
     data = load_vqa_data(args.data, splits)
-    reasoners = [load_reasoner(m.strip()) for m in args.model.split(",") if m.strip()]
-    results = [evaluate(r, data, progress=not args.json) for r in reasoners]
+    specs = [m.strip() for m in args.model.split(",") if m.strip()]
+    checks = [_held_out(spec, args.data) for spec in specs]
+    reasoners = [load_reasoner(spec) for spec in specs]
+    results = [evaluate(r, data, progress=not args.json) | {"held_out": c}
+               for r, c in zip(reasoners, checks, strict=True)]
     command = "codeplan " + shlex.join(sys.argv[1:])
     reference = suite.reference if suite else {}
     write_outputs(results, args.out, command, reference)
@@ -160,6 +163,18 @@ def _eval_vqa(args) -> int:
         print(format_markdown(results, reference))
         print(f"written to {args.out}/ (results.json, table.md, table.csv, answers.jsonl)")
     return 0
+
+
+def _held_out(spec: str, data: Path) -> dict:
+    """The held-out check of `data` against the checkpoint's training and tuning dirs; its
+    warnings go to stderr so a --json reader still gets one clean object on stdout."""
+    from runtime.held_out import describe_overlaps, held_out_report
+    from vrs.loading import resolve_checkpoint
+
+    report = held_out_report(resolve_checkpoint(spec), data)
+    for line in describe_overlaps(data, spec, report):
+        print(line, file=sys.stderr)
+    return report
 
 
 def _suite_settings(args):  # -> VqaSuite | None; fills args' unset options from the suite

@@ -169,6 +169,15 @@ def format_markdown(results: list[dict],
     return "\n".join(lines) + "\n"
 
 
+def _held_out_notes(results: list[dict]) -> str:
+    """A warning paragraph per model whose training or tuning data shares scenes with this
+    data (runtime/held_out.py); nothing for a clean or unchecked one."""
+    return "".join(f"**Not held out:** {r['model']} was trained or tuned on scenes of this "
+                   f"data ({', '.join(o['family'] for o in r['held_out']['overlaps'])}; see "
+                   "results.json `held_out`).\n\n"
+                   for r in results if (r.get("held_out") or {}).get("held_out") is False)
+
+
 def write_outputs(results: list[dict], out: Path, command: str,
                   reference: dict[str, dict[str, float]] | None = None) -> dict:
     """results.json (without per-question records), table.md, table.csv and answers.jsonl."""
@@ -179,7 +188,8 @@ def write_outputs(results: list[dict], out: Path, command: str,
         {"command": command, **where, "results": light, "reference": reference or {}},
         indent=2) + "\n")
     header = (f"`{command}`\n\nMachine: {where['machine']}; commit {where['commit']}; "
-              f"{where['date']}; {results[0]['overall']['n']} questions per model.\n\n")
+              f"{where['date']}; {results[0]['overall']['n']} questions per model.\n\n"
+              + _held_out_notes(results))
     (out / "table.md").write_text(header + format_markdown(results, reference))
     with (out / "table.csv").open("w", newline="") as f:
         w = csv.writer(f)
