@@ -24,6 +24,7 @@ import os
 import queue
 import shlex
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -33,6 +34,7 @@ from tqdm import tqdm
 
 from datagen.families import SEED_STRIDE, family
 from datagen.render_pybullet import check_variant
+from datagen.seed_ranges import sibling_overlaps
 from datagen.shards import ShardJob, make_shard, plan_jobs
 from datagen.writer import assemble, clean_temp, shard_done, write_shard
 
@@ -56,6 +58,8 @@ def generate(out: str | Path, splits: Sequence[str], images_per_split: int,
                         seed_offset, renderer, variant)
     jobs = plan_jobs(splits, images_per_split, shard_size, questions_per_image, seed_offset,
                      variant, renderer)
+    for line in sibling_overlaps(Path(out), jobs):
+        warnings.warn(line, stacklevel=2)
     root = Path(out) / "shards"
     cleaned = clean_temp(root)
     pending = [j for j in jobs if not shard_done(root, j)]

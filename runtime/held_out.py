@@ -7,7 +7,7 @@ training set made at the jitter set's offset would silently turn the "held-out c
 into a seen-scene number. The manifests record each family's shard-seed range and the
 checkpoint's config.json records the dirs it was trained on (`training.data`) and tuned on
 (`training.tuned.data`), so `codeplan eval vqa` checks them and says so before anyone
-publishes a figure.
+publishes a figure. The seed arithmetic lives in datagen/seed_ranges.py.
 """
 
 from __future__ import annotations
@@ -15,28 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
-def seed_ranges(data_dir: Path) -> dict[str, tuple[int, int]] | None:
-    """family -> (first, last) shard seed of a datagen output; None without a manifest."""
-    manifest = Path(data_dir) / "manifest.json"
-    if not manifest.is_file():
-        return None
-    families = json.loads(manifest.read_text()).get("families", {})
-    return {name: (int(f["shard_seeds"][0]), int(f["shard_seeds"][-1]))
-            for name, f in families.items() if f.get("shard_seeds")}
-
-
-def shared_seeds(a: dict[str, tuple[int, int]],
-                 b: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
-    """family -> the shard seeds both datasets drew their scenes from (families match by the
-    seed itself: each family's seed_base sits 1e9 apart, so equal seeds mean one family)."""
-    out = {}
-    for name, (lo_a, hi_a) in a.items():
-        for lo_b, hi_b in b.values():
-            lo, hi = max(lo_a, lo_b), min(hi_a, hi_b)
-            if lo <= hi:
-                out[name] = (lo, hi)
-    return out
+from datagen.seed_ranges import seed_ranges, shared_seeds
 
 
 def used_data(checkpoint_dir: Path) -> list[tuple[str, Path]]:
