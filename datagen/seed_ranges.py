@@ -56,11 +56,10 @@ def sibling_overlaps(out: Path, jobs: Sequence[ShardJob]) -> list[str]:
     would repeat; `out` itself (a resumed run) is not a sibling."""
     out = Path(out).resolve()
     mine, lines = job_ranges(jobs), []
-    for manifest in sorted(out.parent.glob("*/manifest.json")):
-        if manifest.parent == out:
-            continue
-        shared = shared_seeds(mine, seed_ranges(manifest.parent) or {})
-        lines += [f"{out.name} would repeat the {name} scenes of {manifest.parent} (shard seeds "
+    siblings = {m.parent.resolve() for m in out.parent.glob("*/manifest.json")}  # links: once
+    for sibling in sorted(siblings - {out}):
+        shared = shared_seeds(mine, seed_ranges(sibling) or {})
+        lines += [f"{out.name} would repeat the {name} scenes of {sibling} (shard seeds "
                   f"{lo}-{hi}); pick a --seed-offset no other dataset uses"
                   for name, (lo, hi) in sorted(shared.items())]
     return lines

@@ -37,3 +37,11 @@ def test_disjoint_seeds_and_a_resumed_run_are_quiet(tmp_path):
         warnings.simplefilter("error")
         _make(tmp_path / "val", 50)
         _make(tmp_path / "train", 0)  # finishing or re-running itself
+
+
+def test_a_link_to_the_output_dir_is_not_a_sibling(tmp_path):
+    _make(tmp_path / "train", 0)
+    (tmp_path / "latest").symlink_to(tmp_path / "train")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _make(tmp_path / "train", 0)
