@@ -21,13 +21,15 @@ Ranges = dict[str, tuple[int, int]]  # family -> (first, last) shard seed
 
 
 def seed_ranges(data_dir: Path) -> Ranges | None:
-    """The shard-seed range of each family of a datagen output; None without a manifest."""
+    """The shard-seed range of each family of a datagen output; None without a readable
+    manifest (missing, not JSON, or not datagen's layout): unknown, never "no overlap"."""
     manifest = Path(data_dir) / "manifest.json"
-    if not manifest.is_file():
+    try:
+        families = json.loads(manifest.read_text())["families"]
+        return {name: (int(f["shard_seeds"][0]), int(f["shard_seeds"][-1]))
+                for name, f in families.items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
-    families = json.loads(manifest.read_text()).get("families", {})
-    return {name: (int(f["shard_seeds"][0]), int(f["shard_seeds"][-1]))
-            for name, f in families.items() if f.get("shard_seeds")}
 
 
 def job_ranges(jobs: Sequence[ShardJob]) -> Ranges:

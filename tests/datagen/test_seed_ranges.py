@@ -45,3 +45,13 @@ def test_a_link_to_the_output_dir_is_not_a_sibling(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _make(tmp_path / "train", 0)
+
+
+@pytest.mark.parametrize("text", ["{not json", "[]", '{"families": {"block_bowl": {}}}'])
+def test_an_unreadable_manifest_is_unknown_and_does_not_stop_generation(tmp_path, text):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "manifest.json").write_text(text)
+    assert seed_ranges(tmp_path / "broken") is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _make(tmp_path / "train", 0)
