@@ -104,6 +104,9 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
     p.add_argument("--language", choices=LANGUAGE_CHOICES, default=None,
                    help="sentence encoder (default: the preset's, minilm); +rgb appends the "
                         "lexicon RGB of the colors a step names (helps unseen colors)")
+    p.add_argument("--color-match", type=_count, default=None, metavar="E",
+                   help="colour-match maps with an E-dim embedding in the semantic stream "
+                        "(needs a +rgb language; 0: off; default: the preset's)")
     p.add_argument("--no-augment", action="store_true", help="no SE(2) augmentation")
     p.add_argument("--shift", type=float, default=0.0, metavar="PX",
                    help="std of the augmentation's random shift, px per axis (Transporter: "
@@ -111,6 +114,11 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=_train_actor)
+
+
+def _overrides(args: argparse.Namespace) -> dict:
+    """CliportConfig fields the command line sets over the preset."""
+    return {} if args.color_match is None else {"color_match_dim": args.color_match}
 
 
 def _train_actor(args: argparse.Namespace) -> int:
@@ -123,6 +131,7 @@ def _train_actor(args: argparse.Namespace) -> int:
                           shift_sigma=args.shift,
                           language=args.language, warmup=args.warmup, embeddings=args.embeddings,
                           max_demos=args.max_demos,
+                          config_overrides=_overrides(args),
                           progress=not (args.no_progress or args.json))
     try:
         summary = train_actor(spec)

@@ -45,6 +45,8 @@ class CliportConfig:
     language: str = "minilm"  # minilm | hash (unit tests only) | clip (local weights); "+rgb":
     # lexicon RGB of the named colors appended (lang_dim + 6), see models/color_words.py
     language_path: str = ""  # clip: a local directory with CLIP text weights
+    color_match_dim: int = 0  # >0: colour-match maps of this embedding size feed the semantic
+    # stream (models/color_match.py; needs a "+rgb" language); 0: CLIPort's language fusion only
     query_mode: str = "features"  # features: rotate query features | input: rotate input crops
     correlation: str = "fft"  # fft | conv (the same numbers; conv is what CLIPort runs)
     # Input normalisation measured on the simulator's heightmaps (table gray dominates).
@@ -77,6 +79,11 @@ class CliportConfig:
             out.append(f"widths must be positive, got {self.widths}")
         if self.n_rotations < 1:
             out.append(f"n_rotations must be >= 1, got {self.n_rotations}")
+        if self.color_match_dim < 0:
+            out.append(f"color_match_dim must be >= 0, got {self.color_match_dim}")
+        if self.color_match_dim and not self.language.endswith("+rgb"):
+            out.append(f"color_match_dim needs a '+rgb' language (the named colours' RGB), "
+                       f"got {self.language!r}")
         for name, value, allowed in (("language", self.language, LANGUAGES),
                                      ("query_mode", self.query_mode, QUERY_MODES),
                                      ("correlation", self.correlation, CORRELATIONS)):

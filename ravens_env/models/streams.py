@@ -8,7 +8,8 @@
 
 CLIPort's semantic encoder is a frozen CLIP ResNet50; no CLIP image weights are available
 offline, so ours learns from scratch — the language fusion is the same.
-The two streams' outputs are added (CLIPort's final fusion).
+The two streams' outputs are added (CLIPort's final fusion). With `color_match_dim` the semantic
+stream also reads colour-match maps (`color_match.py`), our stand-in for CLIP's grounding.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ravens_env.models.color_match import ColorMatch
+from ravens_env.models.color_words import MENTIONS
 from ravens_env.models.config import CliportConfig
 
 
@@ -121,7 +124,8 @@ class SemanticStream(nn.Module):
 
     def __init__(self, config: CliportConfig, out_dim: int) -> None:
         super().__init__()
-        self.encoder = Encoder(3, config)
+        self.match = ColorMatch(config) if config.color_match_dim else None
+        self.encoder = Encoder(3 + (MENTIONS if self.match else 0), config)
         self.decoder = Decoder(config)
         outs = decoder_widths(config)
         self.laterals = nn.ModuleList(nn.Conv2d(c, c, 1) for c in outs)
@@ -132,6 +136,8 @@ class SemanticStream(nn.Module):
     def forward(self, rgb: torch.Tensor, lang: torch.Tensor,
                 laterals: list[torch.Tensor]) -> torch.Tensor:
         # rgb (B, 3, H, W), lang (B, lang_dim), laterals from SpatialStream -> (B, out_dim, H, W)
+        if self.match is not None:  # + colour-match maps (B, MENTIONS, H, W)
+            rgb = torch.cat([rgb, self.match(rgb, lang)], dim=1)
         feats = self.encoder(rgb)
         y = feats[-1]
         for i, skip in enumerate(reversed(feats[:-1])):

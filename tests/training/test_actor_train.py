@@ -174,3 +174,20 @@ def test_the_shift_option_reaches_the_run_and_a_negative_one_is_refused(demo_dir
     args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
                                  str(tmp_path / "cli"), "--steps", "1", "--shift", "27"])
     assert args.shift == 27.0
+
+
+def test_the_color_match_option_reaches_the_checkpoint_and_needs_an_rgb_language(demo_dir,
+                                                                                   tmp_path):
+    out = tmp_path / "run"
+    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out", str(out),
+                                 "--steps", "1", "--batch-size", "2", "--language", "hash+rgb",
+                                 "--color-match", "4", "--json"])
+    assert args.handler(args) == 0
+    actor = CliportActor(out)
+    assert actor.config.color_match_dim == 4
+    assert actor.model.pick.net.semantic.match.metric.weight.shape == (4, 3)
+    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+                                 str(tmp_path / "bad"), "--steps", "1", "--language", "hash",
+                                 "--color-match", "4"])
+    with pytest.raises(ValueError, match="needs a '\\+rgb' language"):
+        args.handler(args)

@@ -1,0 +1,97 @@
+"""Colour-match maps: exact at the named colour, ordered like the mentions, wired into the
+semantic stream only when configured, and a metric fit on CLIPort's seen colours still finds
+most unseen ones (the reason the design is a shared linear metric)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from ravens_env.colors import ALL_COLORS, COLORS_255, DARK_FACTOR, SEEN_COLORS
+from ravens_env.models.color_match import ColorMatch
+from ravens_env.models.color_words import lexicon, rgb_features
+from ravens_env.models.config import preset
+from ravens_env.models.policy import CliportModel, to_input
+
+
+def _config(**kw):
+    return preset("cpu", language="hash+rgb", lang_dim=70, color_match_dim=8, **kw)
+
+
+def _lang(texts: list[str]) -> torch.Tensor:
+    """(N, 70): a zero sentence part, then the named colours' lexicon RGB."""
+    return torch.tensor(np.stack([np.concatenate([np.zeros(64, np.float32), rgb_features(t)])
+                                  for t in texts]))
+
+
+def _strip(rgbs: list[tuple[int, int, int]], config) -> torch.Tensor:
+    """A (1, 3, 1, N) normalised image whose pixels are the given 0-255 colours."""
+    color = np.array(rgbs, np.uint8)[None]  # (1, N, 3)
+    return to_input(color, np.zeros(color.shape[:2], np.float32), config)[None, :3]
+
+
+def test_a_pixel_of_the_named_lexicon_colour_scores_one_and_others_less():
+    config = _config()
+    match = ColorMatch(config)
+    css = [tuple(round(255 * c) for c in lexicon()[name]) for name in ("red", "blue", "gold")]
+    with torch.no_grad():
+        maps = match(_strip(css, config), _lang(["put the red block in the blue bowl"]))
+    assert maps.shape == (1, 2, 1, 3)
+    assert maps[0, 0, 0, 0] == pytest.approx(1.0, abs=1e-5)  # mention 0: the block, red
+    assert maps[0, 1, 0, 1] == pytest.approx(1.0, abs=1e-5)  # mention 1: the bowl, blue
+    assert (maps[0, 0, 0, 1:] < 0.999).all() and (maps[0, 1, 0, [0, 2]] < 0.999).all()
+    assert ((maps > 0) & (maps <= 1)).all()
+
+
+def _sim_palette() -> tuple[list[str], list[tuple[int, int, int]]]:
+    """The simulator's colours, plain and dark, as names and 0-255 RGB."""
+    names, rgbs = [], []
+    for name in ALL_COLORS:
+        for factor, prefix in ((1.0, ""), (DARK_FACTOR, "dark ")):
+            names.append(prefix + name)
+            rgbs.append(tuple(int(c * factor) for c in COLORS_255[name]))
+    return names, rgbs
+
+
+def test_a_metric_fit_on_seen_colours_finds_most_unseen_ones():
+    torch.manual_seed(0)
+    config = _config()
+    match = ColorMatch(config)
+    names, rgbs = _sim_palette()
+    strip = _strip(rgbs, config)
+    seen = [n for n in names if n.removeprefix("dark ") in SEEN_COLORS]
+    optimizer = torch.optim.Adam(match.parameters(), lr=1e-2)
+    for _ in range(300):  # each seen word must pick its own pixel out of the whole palette
+        maps = match(strip.expand(len(seen), -1, -1, -1), _lang([f"the {n} block" for n in seen]))
+        logits = 5.0 * torch.log(maps[:, 0].flatten(1) + 1e-6)  # (N, pixels)
+        loss = F.cross_entropy(logits, torch.tensor([names.index(n) for n in seen]))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    unseen = [n for n in names if n not in seen]
+    with torch.no_grad():
+        maps = match(strip.expand(len(unseen), -1, -1, -1),
+                     _lang([f"the {n} block" for n in unseen]))
+    found = [names[int(i)] for i in maps[:, 0].flatten(1).argmax(dim=1)]
+    assert sum(f == n for f, n in zip(found, unseen, strict=True)) >= 6, list(zip(unseen, found))
+
+
+def test_only_the_semantic_stream_reads_the_maps_and_only_when_configured():
+    with_maps = CliportModel(_config())
+    without = CliportModel(preset("cpu", language="hash+rgb", lang_dim=70))
+    assert with_maps.pick.net.semantic.match is not None
+    assert without.pick.net.semantic.match is None
+    assert with_maps.pick.net.semantic.encoder.stem[0].in_channels == 3 + 2
+    assert with_maps.pick.net.spatial.encoder.stem[0].in_channels == 4
+    pick, place = with_maps(torch.randn(1, 4, 320, 160), _lang(["put the red block in the blue"
+                                                                " bowl"]), torch.tensor([[40, 40]]))
+    assert pick.shape == (1, 1, 320, 160) and place.shape == (1, 36, 320, 160)
+
+
+def test_colour_match_needs_an_rgb_language_and_a_non_negative_size():
+    with pytest.raises(ValueError, match="color_match_dim needs a '\\+rgb' language"):
+        preset("cpu", language="hash", color_match_dim=8)
+    with pytest.raises(ValueError, match="color_match_dim must be >= 0"):
+        preset("cpu", language="hash+rgb", lang_dim=70, color_match_dim=-1)
