@@ -107,6 +107,9 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
     p.add_argument("--color-match", type=_count, default=None, metavar="E",
                    help="colour-match maps with an E-dim embedding in the semantic stream "
                         "(needs a +rgb language; 0: off; default: the preset's)")
+    p.add_argument("--color-match-loss", type=float, default=0.0, metavar="W",
+                   help="weight of the auxiliary loss that makes the colour maps peak at the "
+                        "demonstrated pick / place pixels (0: off)")
     p.add_argument("--no-augment", action="store_true", help="no SE(2) augmentation")
     p.add_argument("--shift", type=float, default=0.0, metavar="PX",
                    help="std of the augmentation's random shift, px per axis (Transporter: "
@@ -128,7 +131,7 @@ def _train_actor(args: argparse.Namespace) -> int:
                           batch_size=args.batch_size, preset=args.preset, lr=args.lr,
                           checkpoint_every=args.checkpoint_every, resume=args.resume,
                           seed=args.seed, workers=args.workers, augment=not args.no_augment,
-                          shift_sigma=args.shift,
+                          shift_sigma=args.shift, color_match_weight=args.color_match_loss,
                           language=args.language, warmup=args.warmup, embeddings=args.embeddings,
                           max_demos=args.max_demos,
                           config_overrides=_overrides(args),

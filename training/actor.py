@@ -27,6 +27,7 @@ from torch.utils.data import DataLoader, RandomSampler
 from tqdm import tqdm
 
 from ravens_env.agents.cliport_checkpoint import save_checkpoint
+from ravens_env.models.color_match import color_match_loss
 from ravens_env.models.config import CliportConfig, preset
 from ravens_env.models.language import (
     CachedEncoder,
@@ -60,6 +61,7 @@ class TrainActorSpec:
     workers: int = 0  # DataLoader worker processes
     augment: bool = True
     shift_sigma: float = 0.0  # px per axis of the augmentation's random shift (0: rotation only)
+    color_match_weight: float = 0.0  # weight of the colour maps' grounding loss (needs maps)
     language: str | None = None  # override the preset's encoder (e.g. "hash" without MiniLM)
     embeddings: Path | None = None  # precomputed instruction vectors (a machine without MiniLM)
     max_demos: int | None = None  # train on the first N demo files only (lowest seeds)
@@ -73,6 +75,8 @@ class TrainActorSpec:
         for name in ("steps", "batch_size", "checkpoint_every", "log_every"):
             if getattr(self, name) < 1:
                 out.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.color_match_weight < 0:
+            out.append(f"color_match_weight must be >= 0, got {self.color_match_weight}")
         if self.shift_sigma < 0:
             out.append(f"shift_sigma must be >= 0, got {self.shift_sigma}")
         if self.lr <= 0:
@@ -83,15 +87,23 @@ class TrainActorSpec:
         return out
 
 
-def actor_losses(model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> dict:
-    """{'pick', 'place', 'loss'}: Transporter's cross-entropies over pixels / (rotation, pixel)."""
+def actor_losses(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+                 color_match_weight: float = 0.0, stride: int = 1) -> dict:
+    """{'pick', 'place', 'loss'}: Transporter's cross-entropies over pixels / (rotation, pixel),
+    plus 'color' (`color_match_loss`, weighted into 'loss') when `color_match_weight` > 0;
+    `stride` is the networks' downsampling (`config.stride`)."""
     pick_logits, place_logits = model(batch["image"], batch["lang"], batch["pick"])
     h, w = place_logits.shape[-2:]  # (B, R, H, W); pick_logits (B, 1, H, W)
     pick_target = batch["pick"][:, 0] * w + batch["pick"][:, 1]  # (B,) flat pixel index
     place_target = (batch["rotation"] * h + batch["place"][:, 0]) * w + batch["place"][:, 1]
     pick = F.cross_entropy(pick_logits.flatten(1), pick_target)
     place = F.cross_entropy(place_logits.flatten(1), place_target)
-    return {"pick": pick, "place": place, "loss": pick + place}
+    if color_match_weight <= 0:
+        return {"pick": pick, "place": place, "loss": pick + place}
+    color = color_match_loss(model, batch["image"], batch["lang"], batch["pick"],
+                             batch["place"], stride)
+    return {"pick": pick, "place": place, "color": color,
+            "loss": pick + place + color_match_weight * color}
 
 
 def resolve_config(spec: TrainActorSpec) -> tuple[CliportConfig, Path | None]:
@@ -131,6 +143,8 @@ def train_actor(spec: TrainActorSpec) -> dict:
     accelerator = Accelerator()
     set_seed(spec.seed)
     config, ckpt = resolve_config(spec)
+    if spec.color_match_weight and not config.color_match_dim:
+        raise ValueError("color_match_weight needs colour-match maps (--color-match E)")
     dataset = DemoDataset(spec.demos, config, _encoder(spec, config), augment=spec.augment,
                           max_episodes=spec.max_demos, shift_sigma=spec.shift_sigma)
     torch.backends.cudnn.benchmark = True  # fixed input sizes: let cuDNN pick its fastest convs
@@ -176,7 +190,7 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, optim: tuple, loader
                disable=not (spec.progress and accelerator.is_local_main_process))
     while step < spec.steps:
         lr = scheduler.get_last_lr()[0]  # the rate this step uses
-        losses = actor_losses(model, next(batches))
+        losses = actor_losses(model, next(batches), spec.color_match_weight, config.stride)
         accelerator.backward(losses["loss"])
         optimizer.step()
         scheduler.step()

@@ -191,3 +191,20 @@ def test_the_color_match_option_reaches_the_checkpoint_and_needs_an_rgb_language
                                  "--color-match", "4"])
     with pytest.raises(ValueError, match="needs a '\\+rgb' language"):
         args.handler(args)
+    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+                                 str(tmp_path / "bad2"), "--steps", "1", "--language", "hash+rgb",
+                                 "--color-match-loss", "0.5"])
+    with pytest.raises(ValueError, match="needs colour-match maps"):
+        args.handler(args)
+
+
+def test_the_grounding_loss_is_logged_and_weighted_into_the_total(demo_dir, tmp_path, tiny):
+    out = tmp_path / "run"
+    summary = train_actor(_spec(demo_dir, out, tiny, steps=2, log_every=1, language="hash+rgb",
+                                color_match_weight=0.5,
+                                config_overrides={**{k: v for k, v in tiny.items()
+                                                     if k != "language"},
+                                                  "color_match_dim": 4}))
+    assert summary["final_loss"] == pytest.approx(
+        summary["final_pick"] + summary["final_place"] + 0.5 * summary["final_color"], abs=1e-3)
+    assert summary["final_color"] > 0
