@@ -75,9 +75,9 @@ def color_match_loss(model: nn.Module, x: torch.Tensor, lang: torch.Tensor, pick
                      place: torch.Tensor, stride: int) -> torch.Tensor:
     """Auxiliary grounding loss: in every `ColorMatch` of `model`, the first named colour's map
     should peak at the demonstrated pick pixel and the second's at the place pixel
-    (cross-entropy over pixels with the maps' log, -distance, as logits). Why: through the policy loss
-    alone the metric stayed flat (0.8-1.0 on several palette colours); the demos already say
-    which pixel has the named colour, so no new labels are needed.
+    (cross-entropy over pixels with the maps' log, -distance, as logits). Why: through the
+    policy loss alone the metric stayed flat (0.8-1.0 on several palette colours); the demos
+    already say which pixel has the named colour, so no new labels are needed.
 
     x (B, 4, H, W) network input; pick, place (B, 2) full-res (row, col); stride: the
     networks' downsampling. Returns the mean over modules and mentions (0 without maps).
