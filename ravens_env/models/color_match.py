@@ -56,6 +56,13 @@ class ColorMatch(nn.Module):
         self.word_gain = nn.Parameter(torch.ones(1))
         self.word_shift = nn.Parameter(torch.zeros(3))
 
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args: object) -> None:
+        # Checkpoints made before the word-side shift existed (2026-11-24, commit e0f938d)
+        # behaved as gain 1, shift 0: load them as exactly that.
+        state_dict.setdefault(prefix + "word_gain", torch.ones(1))
+        state_dict.setdefault(prefix + "word_shift", torch.zeros(3))
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
     def forward(self, rgb: torch.Tensor, lang: torch.Tensor) -> torch.Tensor:
         return torch.exp(-self.distances(rgb, lang))
 

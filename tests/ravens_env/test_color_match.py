@@ -119,3 +119,16 @@ def test_colour_match_needs_an_rgb_language_and_a_non_negative_size():
         preset("cpu", language="hash", color_match_dim=8)
     with pytest.raises(ValueError, match="color_match_dim must be >= 0"):
         preset("cpu", language="hash+rgb", lang_dim=70, color_match_dim=-1)
+
+
+def test_a_checkpoint_from_before_the_word_shift_loads_as_no_shift():
+    model = CliportModel(_config(widths=(8, 16), stem_width=8))
+    state = {k: v for k, v in model.state_dict().items() if "word_" not in k}
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, ColorMatch):
+                module.word_gain.fill_(0.3)
+                module.word_shift.fill_(0.2)
+    model.load_state_dict(state)  # strict: nothing missing once the defaults are filled in
+    match = model.pick.net.semantic.match
+    assert match.word_gain.item() == 1.0 and not match.word_shift.detach().any()
