@@ -208,3 +208,22 @@ def test_the_grounding_loss_is_logged_and_weighted_into_the_total(demo_dir, tmp_
     assert summary["final_loss"] == pytest.approx(
         summary["final_pick"] + summary["final_place"] + 0.5 * summary["final_color"], abs=1e-3)
     assert summary["final_color"] > 0
+
+
+def test_the_colour_metrics_learn_faster_than_the_network(tiny):
+    from ravens_env.models.config import preset
+    from ravens_env.models.policy import CliportModel
+    from training.actor import COLOR_MATCH_LR_SCALE, param_groups
+
+    sizes = {k: v for k, v in tiny.items() if k != "language"}
+    spec = TrainActorSpec(demos="unused", out="unused", steps=1, lr=1e-3)
+    model = CliportModel(preset("cpu", language="hash+rgb", lang_dim=390, color_match_dim=4,
+                                **sizes))
+    rest, match = param_groups(model, spec)
+    assert match["lr"] == pytest.approx(1e-3 * COLOR_MATCH_LR_SCALE)
+    assert match["weight_decay"] == 0.0 and "lr" not in rest
+    assert len(match["params"]) == 3 * 3  # metric, gain, shift in pick, place key, place query
+    assert sum(p.numel() for g in (rest, match) for p in g["params"]) == sum(
+        p.numel() for p in model.parameters())
+    plain = CliportModel(preset("cpu", language="hash", **sizes))
+    assert len(param_groups(plain, spec)) == 1
