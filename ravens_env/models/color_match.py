@@ -10,7 +10,7 @@ object's colour, then the target's) are compared in RGB space through one shared
 (E x 3): the map for mention m is exp(-|A (rgb_pixel - (alpha rgb_word_m + s))|^2 / E), a
 Mahalanobis distance whose shape is learned from every pixel of every demo, with one global
 gain alpha and shift s that carry the lexicon's palette onto the simulator's. Trained through
-the policy loss and, with `--color-match-loss W`, directly (`color_match_loss`).
+the policy loss and, with `--color-match-loss W`, directly (`training.actor.color_match_loss`).
 
 Why linear and shared, with one global shift on the word side: fit on CLIPort's 7 seen
 colours, this metric tells every colour of a put-block-in-bowl episode from the others, seen
@@ -26,7 +26,6 @@ language-free, as in CLIPort. Needs a "+rgb" language (the lexicon RGB is the ve
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from ravens_env.models.color_words import MENTIONS, RGB_DIM
@@ -77,26 +76,3 @@ class ColorMatch(nn.Module):
         proj = torch.einsum("ec,bmchw->bmehw", self.metric.weight, diff)  # (B, M, E, H, W)
         return proj.pow(2).mean(dim=2)
 
-
-def color_match_loss(model: nn.Module, x: torch.Tensor, lang: torch.Tensor, pick: torch.Tensor,
-                     place: torch.Tensor, stride: int) -> torch.Tensor:
-    """Auxiliary grounding loss: in every `ColorMatch` of `model`, the first named colour's map
-    should peak at the demonstrated pick pixel and the second's at the place pixel
-    (cross-entropy over pixels with the maps' log, -distance, as logits). Why: through the
-    policy loss alone the metric stayed flat (0.8-1.0 on several palette colours); the demos
-    already say which pixel has the named colour, so no new labels are needed.
-
-    x (B, 4, H, W) network input; pick, place (B, 2) full-res (row, col); stride: the
-    networks' downsampling. Returns the mean over modules and mentions (0 without maps).
-    """
-    low = F.avg_pool2d(x, stride) if stride > 1 else x  # (B, 4, H/s, W/s)
-    w = low.shape[-1]
-    targets = [(torch.div(p, stride, rounding_mode="floor")).long() for p in (pick, place)]
-    terms = []
-    for module in model.modules():
-        if isinstance(module, ColorMatch):
-            d2 = module.distances(low[:, :3], lang)  # (B, M, h, w)
-            for m, t in enumerate(targets):
-                logits = -d2[:, m].flatten(1)  # (B, h*w): log of the maps
-                terms.append(F.cross_entropy(logits, t[:, 0] * w + t[:, 1]))
-    return torch.stack(terms).mean() if terms else x.new_zeros(())

@@ -10,10 +10,11 @@ import torch
 import torch.nn.functional as F
 
 from ravens_env.colors import ALL_COLORS, COLORS_255, DARK_FACTOR, SEEN_COLORS, UNSEEN_COLORS
-from ravens_env.models.color_match import ColorMatch, color_match_loss
+from ravens_env.models.color_match import ColorMatch
 from ravens_env.models.color_words import lexicon, rgb_features
 from ravens_env.models.config import preset
 from ravens_env.models.policy import CliportModel, to_input
+from training.actor import color_match_loss
 
 
 def _config(**kw):

@@ -196,6 +196,9 @@ def test_the_color_match_option_reaches_the_checkpoint_and_needs_an_rgb_language
                                  "--color-match-loss", "0.5"])
     with pytest.raises(ValueError, match="needs colour-match maps"):
         args.handler(args)
+    with pytest.raises(ValueError, match="color_match_weight must be >= 0"):
+        train_actor(TrainActorSpec(demos=demo_dir, out=tmp_path / "bad3", steps=1,
+                                   color_match_weight=-1.0))
 
 
 def test_the_grounding_loss_is_logged_and_weighted_into_the_total(demo_dir, tmp_path, tiny):
