@@ -110,6 +110,9 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
     p.add_argument("--color-match-loss", type=float, default=0.0, metavar="W",
                    help="weight of the auxiliary loss that makes the colour maps peak at the "
                         "demonstrated pick / place pixels (0: off)")
+    p.add_argument("--color-prior", action="store_true",
+                   help="also add the colour maps' log, times a learned gain, to the pick and "
+                        "place logits (needs --color-match)")
     p.add_argument("--no-augment", action="store_true", help="no SE(2) augmentation")
     p.add_argument("--shift", type=float, default=0.0, metavar="PX",
                    help="std of the augmentation's random shift, px per axis (Transporter: "
@@ -121,7 +124,8 @@ def add_train_actor_parser(train_subparsers: argparse._SubParsersAction) -> None
 
 def _overrides(args: argparse.Namespace) -> dict:
     """CliportConfig fields the command line sets over the preset."""
-    return {} if args.color_match is None else {"color_match_dim": args.color_match}
+    out = {} if args.color_match is None else {"color_match_dim": args.color_match}
+    return {**out, "color_prior": True} if args.color_prior else out
 
 
 def _train_actor(args: argparse.Namespace) -> int:

@@ -134,11 +134,13 @@ def color_match_loss(model: torch.nn.Module, x: torch.Tensor, lang: torch.Tensor
 
 
 def param_groups(model: torch.nn.Module, spec: TrainActorSpec) -> list[dict]:
-    """AdamW groups: the colour-match metrics at COLOR_MATCH_LR_SCALE x lr and no weight decay,
+    """AdamW groups: the colour-match metrics (and the colour priors' gains) at
+    COLOR_MATCH_LR_SCALE x lr and no weight decay,
     everything else at lr. Why: their dozen-odd numbers must travel far (the word gain from 1
     to ~0.5, fit on the palette), and at the network's lr Adam moves each by at most ~lr per
     step, too little in a few thousand steps (measured: 1.0 -> 0.92-1.06 after 400 steps)."""
     match = [p for m in model.modules() if isinstance(m, ColorMatch) for p in m.parameters()]
+    match += [p for name, p in model.named_parameters() if name.endswith("prior_gain")]
     ids = {id(p) for p in match}
     rest = [p for p in model.parameters() if id(p) not in ids]
     groups = [{"params": rest}]

@@ -20,7 +20,9 @@ anchors, only 1 of the 8 unseen shades (plain and dark) was found, against 6 wit
 linear map (a one-off comparison made while designing this module).
 
 The maps are extra input channels of the semantic stream (`TwoStream`); the spatial stream stays
-language-free, as in CLIPort. Needs a "+rgb" language (the lexicon RGB is the vector's tail).
+language-free, as in CLIPort. With `color_prior` their log (`prior`) is also added straight to
+the pick and place logits (`transport.py`). Needs a "+rgb" language (the lexicon RGB is the
+vector's tail).
 """
 
 from __future__ import annotations
@@ -75,4 +77,13 @@ class ColorMatch(nn.Module):
         diff = pixels[:, None] - words[:, :, :, None, None]  # (B, M, 3, H, W)
         proj = torch.einsum("ec,bmchw->bmehw", self.metric.weight, diff)  # (B, M, E, H, W)
         return proj.pow(2).mean(dim=2)
+
+    def prior(self, rgb: torch.Tensor, lang: torch.Tensor, mention: int) -> torch.Tensor:
+        """(B, 1, H, W) log-map of one mention, -distance, for adding to logits; 0 for samples
+        whose instruction does not name that colour (its RGB slot is all zeros), so a step
+        naming no colour is left to the network alone."""
+        d2 = self.distances(rgb, lang)[:, mention:mention + 1]  # (B, 1, H, W)
+        words = lang[:, -RGB_DIM:].reshape(-1, MENTIONS, 3)[:, mention]  # (B, 3)
+        named = (words != 0).any(dim=1).to(d2.dtype)[:, None, None, None]  # (B, 1, 1, 1)
+        return -d2 * named
 

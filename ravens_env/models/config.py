@@ -47,6 +47,8 @@ class CliportConfig:
     language_path: str = ""  # clip: a local directory with CLIP text weights
     color_match_dim: int = 0  # >0: colour-match maps of this embedding size feed the semantic
     # stream (models/color_match.py; needs a "+rgb" language); 0: CLIPort's language fusion only
+    color_prior: bool = False  # also add -gain * distance to the named colour to the pick
+    # (first colour) and place (second colour) logits (models/transport.py; needs the maps)
     query_mode: str = "features"  # features: rotate query features | input: rotate input crops
     correlation: str = "fft"  # fft | conv (the same numbers; conv is what CLIPort runs)
     # Input normalisation measured on the simulator's heightmaps (table gray dominates).
@@ -84,6 +86,8 @@ class CliportConfig:
         if self.color_match_dim and not self.language.endswith("+rgb"):
             out.append(f"color_match_dim needs a '+rgb' language (the named colours' RGB), "
                        f"got {self.language!r}")
+        if self.color_prior and not self.color_match_dim:
+            out.append("color_prior needs colour-match maps (color_match_dim > 0)")
         for name, value, allowed in (("language", self.language, LANGUAGES),
                                      ("query_mode", self.query_mode, QUERY_MODES),
                                      ("correlation", self.correlation, CORRELATIONS)):

@@ -109,17 +109,34 @@ def to_low_res(pixels: torch.Tensor, stride: int) -> torch.Tensor:
     return (pixels.to(torch.float32) - (stride - 1) / 2.0) / stride
 
 
+def _prior_gain(config: CliportConfig) -> nn.Parameter | None:
+    """The learned weight of the colour prior (`color_prior`), 1 at start; None without it."""
+    return nn.Parameter(torch.ones(1)) if config.color_prior else None
+
+
 class PickNet(nn.Module):
-    """Attention: one logit per pixel for where to pick (one rotation, as in CLIPort)."""
+    """Attention: one logit per pixel for where to pick (one rotation, as in CLIPort).
+
+    With `color_prior`, prior_gain x the log colour-match map of the first named colour is
+    added to the logits. Why: as input channels the maps compete with the raw RGB the semantic
+    stream also reads, and from 100 demos of seven colours it learned those colours' pixels
+    rather than the maps (unseen-colour steps: 28% success); added to the logits, "the named
+    colour is here" reaches the argmax whatever the hourglass learned.
+    """
 
     def __init__(self, config: CliportConfig) -> None:
         super().__init__()
         self.stride = config.stride
         self.net = TwoStream(config, out_dim=1)
+        self.prior_gain = _prior_gain(config)
 
     def forward(self, x: torch.Tensor, lang: torch.Tensor) -> torch.Tensor:
         # x (B, 4, H, W), lang (B, lang_dim) -> logits (B, 1, H, W)
-        return upsample(self.net(downsample(x, self.stride), lang), self.stride)
+        low = downsample(x, self.stride)  # (B, 4, H/s, W/s)
+        logits = self.net(low, lang)
+        if self.prior_gain is not None:
+            logits = logits + self.prior_gain * self.net.semantic.match.prior(low[:, :3], lang, 0)
+        return upsample(logits, self.stride)
 
 
 class PlaceNet(nn.Module):
@@ -131,6 +148,7 @@ class PlaceNet(nn.Module):
         self.key = TwoStream(config, out_dim=config.kernel_dim)
         self.query = TwoStream(config, out_dim=config.kernel_dim)
         self.register_buffer("angles", rotation_angles(config.n_rotations), persistent=False)
+        self.prior_gain = _prior_gain(config)  # of the second named colour's map, as PickNet's
         # Sums over k*k*D products: scale so initial logits are O(1) and softmax is not flat.
         k = config.crop_size // config.stride
         self.scale = 1.0 / math.sqrt(config.kernel_dim * k * k)
@@ -141,7 +159,10 @@ class PlaceNet(nn.Module):
         low = downsample(x, s)  # (B, 4, H/s, W/s)
         key = self.key(low, lang)  # (B, D, H/s, W/s)
         logits = correlate(key, self.kernels(low, lang, pick), self.config.correlation)
-        return upsample(logits * self.scale, s)
+        logits = logits * self.scale  # (B, R, H/s, W/s)
+        if self.prior_gain is not None:  # the same for every rotation: broadcast over R
+            logits = logits + self.prior_gain * self.key.semantic.match.prior(low[:, :3], lang, 1)
+        return upsample(logits, s)
 
     def kernels(self, low: torch.Tensor, lang: torch.Tensor, pick: torch.Tensor) -> torch.Tensor:
         """Query kernels (B, R, D, k, k), k = crop_size / stride, for full-res pick pixels;

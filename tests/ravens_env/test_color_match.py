@@ -133,3 +133,47 @@ def test_a_checkpoint_from_before_the_word_shift_loads_as_no_shift():
     model.load_state_dict(state)  # strict: nothing missing once the defaults are filled in
     match = model.pick.net.semantic.match
     assert match.word_gain.item() == 1.0 and not match.word_shift.detach().any()
+
+
+def _zero_heads(model: CliportModel) -> None:
+    """Make the networks' own logits constant, so that only the colour prior ranks pixels."""
+    with torch.no_grad():
+        for net in (model.pick.net, model.place.key, model.place.query):
+            for head in (net.spatial.head, net.semantic.head):
+                head.weight.zero_()
+                head.bias.fill_(0.1)
+
+
+def test_the_colour_prior_alone_picks_the_first_colour_and_places_at_the_second():
+    torch.manual_seed(0)
+    config = _config(widths=(8, 16), stem_width=8, color_prior=True)
+    model = CliportModel(config)
+    _zero_heads(model)
+    css = {name: [round(255 * c) for c in lexicon()[name]] for name in ("red", "blue", "gold")}
+    color = np.full((320, 160, 3), 128, np.uint8)
+    color[40:60, 40:60], color[200:240, 80:120] = css["red"], css["blue"]  # block, bowl
+    color[120:150, 20:50] = css["gold"]  # a distractor
+    x = to_input(color[None], np.zeros((1, 320, 160), np.float32), config)
+    (pred,) = model.predict(x, _lang(["put the red block in the blue bowl"]))
+    assert 40 <= pred.pick[0] < 60 and 40 <= pred.pick[1] < 60
+    assert 200 <= pred.place[0] < 240 and 80 <= pred.place[1] < 120
+    (swapped,) = model.predict(x, _lang(["put the blue block in the red bowl"]))
+    assert 200 <= swapped.pick[0] < 240 and 40 <= swapped.place[0] < 60
+
+
+def test_the_colour_prior_is_zero_for_a_step_naming_no_colour_and_off_unless_configured():
+    torch.manual_seed(0)
+    config = _config(widths=(8, 16), stem_width=8, color_prior=True)
+    match = ColorMatch(config)
+    rgb = torch.randn(2, 3, 8, 4)
+    lang = _lang(["put the block in the bowl", "put the red block in the blue bowl"])
+    with torch.no_grad():
+        prior = match.prior(rgb, lang, 1)
+        d2 = match.distances(rgb, lang)
+    assert prior.shape == (2, 1, 8, 4)
+    assert not prior[0].any()  # no colour named: the network alone decides
+    assert torch.equal(prior[1, 0], -d2[1, 1])
+    assert CliportModel(config).pick.prior_gain is not None
+    assert CliportModel(_config(widths=(8, 16), stem_width=8)).pick.prior_gain is None
+    with pytest.raises(ValueError, match="color_prior needs colour-match maps"):
+        preset("cpu", language="hash+rgb", lang_dim=70, color_prior=True)

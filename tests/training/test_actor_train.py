@@ -181,10 +181,10 @@ def test_the_color_match_option_reaches_the_checkpoint_and_needs_an_rgb_language
     out = tmp_path / "run"
     args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out", str(out),
                                  "--steps", "1", "--batch-size", "2", "--language", "hash+rgb",
-                                 "--color-match", "4", "--json"])
+                                 "--color-match", "4", "--color-prior", "--json"])
     assert args.handler(args) == 0
     actor = CliportActor(out)
-    assert actor.config.color_match_dim == 4
+    assert actor.config.color_match_dim == 4 and actor.config.color_prior
     assert actor.model.pick.net.semantic.match.metric.weight.shape == (4, 3)
     args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
                                  str(tmp_path / "bad"), "--steps", "1", "--language", "hash",
@@ -195,6 +195,11 @@ def test_the_color_match_option_reaches_the_checkpoint_and_needs_an_rgb_language
                                  str(tmp_path / "bad2"), "--steps", "1", "--language", "hash+rgb",
                                  "--color-match-loss", "0.5"])
     with pytest.raises(ValueError, match="needs colour-match maps"):
+        args.handler(args)
+    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+                                 str(tmp_path / "bad4"), "--steps", "1", "--language", "hash+rgb",
+                                 "--color-prior"])
+    with pytest.raises(ValueError, match="color_prior needs colour-match maps"):
         args.handler(args)
     with pytest.raises(ValueError, match="color_match_weight must be >= 0"):
         train_actor(TrainActorSpec(demos=demo_dir, out=tmp_path / "bad3", steps=1,
@@ -230,3 +235,6 @@ def test_the_colour_metrics_learn_faster_than_the_network(tiny):
         p.numel() for p in model.parameters())
     plain = CliportModel(preset("cpu", language="hash", **sizes))
     assert len(param_groups(plain, spec)) == 1
+    with_prior = CliportModel(preset("cpu", language="hash+rgb", lang_dim=390,
+                                     color_match_dim=4, color_prior=True, **sizes))
+    assert len(param_groups(with_prior, spec)[1]["params"]) == 3 * 3 + 2  # + pick, place gains
