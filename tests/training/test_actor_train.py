@@ -79,6 +79,31 @@ def test_a_step_holds_only_after_it_is_done(env):
     assert not step_holds(env.scene(visibility=False), "put the gold block in the tin bowl")
 
 
+@pytest.mark.parametrize("acted", ["right", "other block", "other bowl", "empty table"])
+def test_each_step_is_classified_by_what_moved_and_where_it_went(env, acted):
+    from ravens_env.agents.oracle import OracleActor
+    from ravens_env.types import PickPlace
+    from training.actor_eval import step_outcome
+
+    obs = env.reset("put-block-in-bowl", 3)
+    step, (block, bowl) = env.task.instruction, env.task.target
+    before = env.scene(visibility=False)
+    other_block = next(o.name for o in before.of_type("block") if o.name != block)
+    other_bowl = next(o.name for o in before.of_type("bowl") if o.name != bowl)
+    asked = {"right": step, "other block": f"put the {other_block} in the {bowl}",
+             "other bowl": f"put the {block} in the {other_bowl}"}.get(acted)
+    if asked is None:  # suction on the table's far corner, away from every object
+        corner = min(((x, y) for x in (0.27, 0.73) for y in (-0.47, 0.47)),
+                     key=lambda c: -min(np.hypot(c[0] - o.position[0], c[1] - o.position[1])
+                                        for o in before.objects))
+        env.execute(PickPlace(pick=(*corner, 0.0), place=(0.5, 0.0, 0.0)))
+    else:
+        env.execute(OracleActor(env).act(obs, asked))
+    expected = {"right": "held", "other block": "wrong object", "other bowl": "wrong place",
+                "empty table": "nothing moved"}[acted]
+    assert step_outcome(before, env.scene(visibility=False), step) == expected
+
+
 def test_training_reads_precomputed_embeddings_instead_of_the_encoder(demo_dir, tmp_path, tiny):
     from ravens_env.models.language import HashEncoder, save_embeddings
 
@@ -141,6 +166,16 @@ def test_train_then_eval_from_the_command_line(demo_dir, tmp_path, capsys):
     assert {"success_rate", "ci95", "episodes", "steps", "step_success_rate", "step_ci95",
             "act_ms_p50"} <= set(result)
     assert result["act_ms_p50"] > 0 and len(result["runs"][0]["act_ms"]) == result["steps"]
+    assert sum(result["step_outcomes"].values()) == result["steps"]
+    assert result["step_outcomes"]["held"] == round(result["step_success_rate"] * result["steps"])
+    assert result["runs"][0]["outcomes"][0] in result["step_outcomes"]
+    assert (result["first_step_success_rate"] == 1.0) == (result["runs"][0]["outcomes"][0]
+                                                          == "held")
+    from training.actor_eval import format_eval
+
+    lines = format_eval(result).splitlines()
+    assert lines[0].startswith("put-block-in-bowl: ") and "episodes succeeded" in lines[0]
+    assert lines[2].startswith("first steps held: ") and "wrong object" in lines[2]
     lo, hi = result["step_ci95"]
     assert 0.0 <= lo <= result["step_success_rate"] <= hi <= 1.0
     assert result["episodes"] == 1 and result["steps"] >= 1
