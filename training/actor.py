@@ -37,6 +37,7 @@ from ravens_env.models.language import (
 )
 from ravens_env.models.policy import CliportModel, count_parameters
 from ravens_env.models.transport import downsample, to_low_res
+from runtime.provenance import provenance
 from training.actor_data import DemoDataset
 from training.actor_state import latest_checkpoint, load_training_state, save_training_state
 from training.schedules import cosine_with_warmup
@@ -200,20 +201,44 @@ def train_actor(spec: TrainActorSpec) -> dict:
         s, spec.warmup, spec.steps, spec.min_lr_ratio))
     model, optimizer, scheduler, loader = accelerator.prepare(
         model, optimizer, scheduler, _make_loader(dataset, spec))
-    start = load_training_state(accelerator, ckpt)["step"] if ckpt else 0
+    state = load_training_state(accelerator, ckpt) if ckpt else {"step": 0}
+    start, before = state["step"], float(state.get("seconds", 0.0))
     begin = time.perf_counter()
-    last = _loop(accelerator, model, (optimizer, scheduler), loader, spec, config, start)
+    last = _loop(accelerator, model, (optimizer, scheduler), loader, spec, config,
+                 (start, before))
     seconds = time.perf_counter() - begin
+    done = max(spec.steps - start, 0)
+    summary = {"out": str(spec.out), "preset": config.preset, "parameters": params["total"],
+               "demo_episodes": len(dataset.files), "demo_steps": len(dataset),
+               "start_step": start, "steps": max(spec.steps, start),
+               "seconds": round(seconds, 2), "total_seconds": round(before + seconds, 2),
+               "steps_per_s": round(done / seconds, 3) if done and seconds > 0 else 0.0,
+               "device": _device_name(accelerator), "processes": accelerator.num_processes,
+               **last}
     if accelerator.is_main_process:
+        config.extra = {**config.extra, "training": training_record(spec, summary)}
         save_checkpoint(accelerator.unwrap_model(model), config, spec.out)
     accelerator.wait_for_everyone()
-    done = max(spec.steps - start, 0)
-    return {"out": str(spec.out), "preset": config.preset, "parameters": params["total"],
-            "demo_episodes": len(dataset.files), "demo_steps": len(dataset),
-            "start_step": start, "steps": max(spec.steps, start),
-            "seconds": round(seconds, 2),
-            "steps_per_s": round(done / seconds, 3) if done and seconds > 0 else 0.0,
-            "device": str(accelerator.device), "processes": accelerator.num_processes, **last}
+    return summary
+
+
+def training_record(spec: TrainActorSpec, summary: dict) -> dict:
+    """What the exported `config.json` says of its making (`extra.training`): every option of
+    the run, the code's commit, the machine and device, the wall time over all resumed segments
+    and the final losses. Why: a checkpoint shipped in `checkpoints/` must carry the command
+    that reproduces it, and until this was written here it was added by hand."""
+    keep = ("demo_episodes", "demo_steps", "steps", "total_seconds", "device", "processes")
+    finals = {k: v for k, v in summary.items() if k.startswith("final_")}
+    return {**provenance(), **{k: summary[k] for k in keep}, **finals,
+            "spec": _spec_json(spec)}
+
+
+def _device_name(accelerator: Accelerator) -> str:
+    """'cpu', or the GPU's name (e.g. 'cuda: NVIDIA H100 80GB HBM3')."""
+    device = accelerator.device
+    if device.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(device)}"
+    return str(device)
 
 
 def _encoder(spec: TrainActorSpec, config: CliportConfig) -> CachedEncoder:
@@ -224,10 +249,12 @@ def _encoder(spec: TrainActorSpec, config: CliportConfig) -> CachedEncoder:
 
 
 def _loop(accelerator: Accelerator, model: torch.nn.Module, optim: tuple, loader: DataLoader,
-          spec: TrainActorSpec, config: CliportConfig, step: int) -> dict:
+          spec: TrainActorSpec, config: CliportConfig, resumed: tuple[int, float]) -> dict:
     """Optimise from `step` to `spec.steps`, checkpointing and logging; returns last losses.
-    `optim` is (optimizer, lr scheduler), both prepared by accelerate."""
+    `optim` is (optimizer, lr scheduler), both prepared by accelerate; `resumed` is (step,
+    seconds trained before this segment), so checkpoints carry the run's total time."""
     optimizer, scheduler = optim
+    step, before = resumed
     model.train()
     batches, last, start = _batches(loader), {}, time.perf_counter()
     log = Path(spec.out) / "train_log.jsonl"
@@ -251,7 +278,8 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, optim: tuple, loader
                 f.write(json.dumps(record) + "\n")
         if step % spec.checkpoint_every == 0 or step == spec.steps:
             save_training_state(accelerator, spec.out, step, config,
-                                {"losses": last, "spec": _spec_json(spec)},
+                                {"losses": last, "spec": _spec_json(spec),
+                                 "seconds": round(before + time.perf_counter() - start, 2)},
                                 keep=spec.keep_checkpoints)
     bar.close()
     return {f"final_{k}": v for k, v in last.items()}

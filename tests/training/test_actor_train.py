@@ -66,6 +66,19 @@ def test_training_resumes_from_the_latest_checkpoint(demo_dir, tmp_path, tiny):
     assert (out / "config.json").is_file() and (out / "model.safetensors").is_file()
     logged = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in logged] == [1, 2, 3]
+    assert second["total_seconds"] == pytest.approx(
+        first["total_seconds"] + second["seconds"], abs=0.5)  # both segments, not the last
+
+
+def test_the_exported_config_records_how_the_model_was_made(demo_dir, tmp_path, tiny):
+    summary = train_actor(_spec(demo_dir, tmp_path / "run", tiny, steps=1, lr=7e-4))
+    record = json.loads((tmp_path / "run" / "config.json").read_text())["extra"]["training"]
+    assert record["spec"]["lr"] == 7e-4 and record["spec"]["steps"] == 1
+    assert record["spec"]["demos"] == str(demo_dir)
+    assert record["device"] == "cpu" and record["steps"] == 1
+    assert record["total_seconds"] == summary["total_seconds"] > 0
+    assert record["final_loss"] == summary["final_loss"]
+    assert {"date", "commit", "machine", "torch"} <= set(record)
 
 
 def test_a_step_holds_only_after_it_is_done(env):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CLIPort's single-task protocol on a CPU: put-block-in-bowl from 100 demos of its seen colours,
-# with colour-match maps and their grounding loss, in about an hour on two cores
+# with colour-match maps, their grounding loss and their prior on the logits, in about an hour
+# on two cores
 # (checkpoints/README.md, `actor-cliport-seen100-cpu`). Everything runs here: demos (~10 s), instruction vectors (~10 s),
 # training (2,400 steps of batch 8; resumable: run it again after an interruption), then the
 # seen / unseen evaluation of docs/RESULTS.md (100 episodes each, seeds 10000-10099).
@@ -16,7 +17,7 @@ $CODEPLAN datagen embeddings --demos "$DEMOS" --language minilm+rgb --out "$DEMO
 resume=()
 [ -d "$OUT/checkpoints" ] && resume=(--resume)
 $CODEPLAN train actor --demos "$DEMOS" --embeddings "$DEMOS-minilm+rgb.npz" --max-demos 100 \
-    --language minilm+rgb --color-match 8 --color-match-loss 0.5 --shift 16 --out "$OUT" \
+    --language minilm+rgb --color-match 8 --color-match-loss 0.5 --color-prior --shift 16 --out "$OUT" \
     --steps "$STEPS" --batch-size 8 --lr 3e-4 --warmup 100 --checkpoint-every 400 "${resume[@]}"
 for split in seen unseen; do
     $CODEPLAN eval actor --checkpoint "$OUT" --task "put-block-in-bowl-$split-colors" \
