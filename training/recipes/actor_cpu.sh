@@ -11,6 +11,7 @@ RUNS=${RUNS:-runs}
 DEMOS=${DEMOS:-data/demos/seen}
 OUT=${OUT:-$RUNS/actor-seen100-cpu}
 STEPS=${STEPS:-2400}
+SEED=${SEED:-0}  # training seed (shuffling, augmentation, initialisation)
 
 $CODEPLAN datagen demos --task put-block-in-bowl-seen-colors --n 100 --out "$DEMOS"
 $CODEPLAN datagen embeddings --demos "$DEMOS" --language minilm+rgb --out "$DEMOS-minilm+rgb.npz"
@@ -18,7 +19,7 @@ resume=()
 [ -d "$OUT/checkpoints" ] && resume=(--resume)
 $CODEPLAN train actor --demos "$DEMOS" --embeddings "$DEMOS-minilm+rgb.npz" --max-demos 100 \
     --language minilm+rgb --color-match 8 --color-match-loss 0.5 --color-prior --shift 16 --out "$OUT" \
-    --steps "$STEPS" --batch-size 8 --lr 3e-4 --warmup 100 --checkpoint-every 400 "${resume[@]}"
+    --steps "$STEPS" --batch-size 8 --lr 3e-4 --warmup 100 --checkpoint-every 400 --seed "$SEED" "${resume[@]}"
 for split in seen unseen; do
     $CODEPLAN eval actor --checkpoint "$OUT" --task "put-block-in-bowl-$split-colors" \
         --episodes 100 --json > "$OUT/eval-$split.json"
