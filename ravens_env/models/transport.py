@@ -120,7 +120,7 @@ class PickNet(nn.Module):
     With `color_prior`, prior_gain x the log colour-match map of the first named colour is
     added to the logits. Why: as input channels the maps compete with the raw RGB the semantic
     stream also reads, and from 100 demos of seven colours it learned those colours' pixels
-    rather than the maps (unseen-colour steps: 28% success); added to the logits, "the named
+    rather than the maps (unseen colours: 28% of attempts held); added to the logits, "the named
     colour is here" reaches the argmax whatever the hourglass learned.
     """
 
