@@ -6,7 +6,7 @@ nearby `--seed-offset`s can share scenes without any file in common: an extra tr
 at the jitter set's offset would turn the "held-out camera" figure into a seen-scene one.
 `generate` warns when a new dataset would share seeds with a sibling dir, and `codeplan eval
 vqa` checks the evaluation data against the checkpoint's training and tuning dirs
-(runtime/held_out.py).
+(runtime/eval/held_out.py).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 ACTORS = ("oracle", "cliport", "<checkpoint dir>")
 REASONERS = ("default", "ns", "ofa", "oracle", "<checkpoint dir>", "http://HOST:PORT")
 # The shipped CLIPort-style actor (`--actor cliport`); see checkpoints/README.md.
-CLIPORT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "actor-cliport-cpu"
+CLIPORT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "cliport-cpu"
 
 
 def make_actor(name: str, env: TabletopEnv) -> Actor:
@@ -32,7 +32,7 @@ def make_actor(name: str, env: TabletopEnv) -> Actor:
     path = CLIPORT_CHECKPOINT if name == "cliport" else Path(name)
     if not (path / "config.json").is_file():
         hint = (" (the shipped checkpoint is missing from this checkout: restore "
-                "checkpoints/actor-cliport-cpu or train one, see checkpoints/README.md)"
+                "checkpoints/cliport-cpu or train one, see checkpoints/README.md)"
                 ) if name == "cliport" else ""
         raise ValueError(f"unknown actor {name!r}: no checkpoint at {path}{hint}; "
                          f"actors: {', '.join(ACTORS)}")
@@ -42,7 +42,7 @@ def make_actor(name: str, env: TabletopEnv) -> Actor:
 @functools.lru_cache(maxsize=2)
 def _load_actor(path: str) -> Actor:
     """Loaded once per process: an eval runs many episodes with one policy."""
-    from ravens_env.agents.cliport import CliportActor
+    from ravens_env.cliport.actor import CliportActor
 
     return CliportActor(path)
 

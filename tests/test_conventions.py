@@ -12,7 +12,7 @@ import ravens_env
 from ravens_env.tasks import make_task, task_ids
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["ravens_env", "runtime", "vrs", "primitives", "datagen", "training"]
+PACKAGES = ["common", "ravens_env", "runtime", "vrs", "primitives", "datagen", "training"]
 
 
 @pytest.mark.parametrize("task", task_ids())

@@ -5,7 +5,7 @@ Why one place: `codeplan run`, `codeplan ask`, `codeplan serve vrs`, `codeplan e
 checkpoint directory holds `config.json` whose `"kind"` says which model family wrote it:
 
     "ofa-vqa"   the OFA-style encoder-decoder (`vrs.ofa`)
-    "ns-vqa"    the neuro-symbolic reasoner: object detector + question programs (`vrs.ns`)
+    "ns-vqa"    the neuro-symbolic reasoner: object detector + question programs (`vrs.detector`)
 
 Each family registers a loader `(directory, device) -> Reasoner` in `LOADERS`; the import is
 lazy so that loading one family never imports the other's dependencies.
@@ -26,11 +26,11 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
 # Shipped checkpoints by short name (`--reasoner ns`); "default" is what `codeplan run` uses.
-SHIPPED = {"ns": CHECKPOINTS / "vrs-ns-tiny", "ofa": CHECKPOINTS / "vrs-ofa-tiny"}
+SHIPPED = {"ns": CHECKPOINTS / "detector-tiny", "ofa": CHECKPOINTS / "ofa-tiny"}
 DEFAULT = "ns"
 # kind -> "module:function" taking (directory: Path, device: str) and returning a Reasoner.
 LOADERS = {"ofa-vqa": "vrs.ofa.reasoner:load_ofa_reasoner",
-           "ns-vqa": "vrs.ns.reasoner:load_ns_reasoner"}
+           "ns-vqa": "vrs.detector.reasoner:load_detector_reasoner"}
 
 
 class CheckpointError(ValueError):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from runtime.cli_datagen import add_datagen_parser
+from runtime.cli.datagen import add_datagen_parser
 
 
 def _run(argv: list[str]) -> int:
@@ -52,5 +52,5 @@ def test_the_main_cli_runs_datagen_once_wired(tmp_path):
     parser = cli.build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     if "datagen" not in commands.choices:
-        pytest.skip("runtime/cli.py does not register add_datagen_parser yet")
+        pytest.skip("runtime/cli/__init__.py does not register add_datagen_parser yet")
     assert cli.main(["datagen", "vqa", "--out", str(tmp_path), "--images-per-split", "0"]) == 2

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = [*sorted((ROOT / "datagen").rglob("*.py")), ROOT / "runtime" / "cli_datagen.py"]
+MODULES = [*sorted((ROOT / "datagen").rglob("*.py")), ROOT / "runtime" / "cli" / "datagen.py"]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))

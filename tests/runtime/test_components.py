@@ -16,9 +16,9 @@ def env():
 
 
 def test_a_cliport_checkpoint_directory_is_an_actor(env, tmp_path):
-    from ravens_env.agents.cliport_checkpoint import save_checkpoint
-    from ravens_env.models.config import preset
-    from ravens_env.models.policy import CliportModel
+    from ravens_env.cliport.checkpoint import save_checkpoint
+    from ravens_env.cliport.config import preset
+    from ravens_env.cliport.policy import CliportModel
 
     config = preset("cpu", language="hash", widths=(8, 16), stem_width=8)
     save_checkpoint(CliportModel(config), config, tmp_path)
@@ -38,10 +38,10 @@ def test_unknown_actors_and_reasoners_are_named(env, tmp_path):
 
 def test_reasoners_by_name(env, tmp_path):
     from vrs.client import HttpReasoner
-    from vrs.ns.checkpoint import save_detector
-    from vrs.ns.config import NsConfig
-    from vrs.ns.model import DetectorNet
-    from vrs.ns.reasoner import NsReasoner
+    from vrs.detector.checkpoint import save_detector
+    from vrs.detector.config import DetectorConfig
+    from vrs.detector.model import DetectorNet
+    from vrs.detector.reasoner import DetectorReasoner
     from vrs.oracle import OracleReasoner
 
     assert isinstance(make_reasoner("oracle", env), OracleReasoner)
@@ -49,5 +49,5 @@ def test_reasoners_by_name(env, tmp_path):
 
     assert resolve_checkpoint("learned") == resolve_checkpoint("default")  # paper-suite word
     assert isinstance(make_reasoner("http://127.0.0.1:9", env), HttpReasoner)
-    save_detector(DetectorNet(NsConfig()), tmp_path / "ns")
-    assert isinstance(make_reasoner(str(tmp_path / "ns"), env), NsReasoner)
+    save_detector(DetectorNet(DetectorConfig()), tmp_path / "ns")
+    assert isinstance(make_reasoner(str(tmp_path / "ns"), env), DetectorReasoner)

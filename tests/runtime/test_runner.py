@@ -164,7 +164,7 @@ def test_trace_lines_are_json_with_sequence_numbers(tmp_path):
 
 
 def test_a_benchmark_records_an_unplannable_first_codeplan_as_a_failed_episode(tmp_path):
-    from runtime.episode_diagnostics import diagnose_run, read_trace
+    from runtime.eval.diagnostics import diagnose_run, read_trace
 
     config = RunConfig(instruction="put the gold block in the tin bowl",
                        task="put-block-in-bowl", seed=0, reasoner="oracle", actor="oracle",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from datagen.demos import generate_demos
+from datagen.cliport_demos import generate_demos
 
 DEMO_TASK = "put-block-in-bowl"
 

@@ -2,7 +2,7 @@
 # CLIPort's single-task protocol on a CPU: put-block-in-bowl from 100 demos of its seen colours,
 # with colour-match maps, their grounding loss and their prior on the logits, in 75-80 minutes
 # on two cores
-# (checkpoints/README.md, `actor-cliport-seen100-cpu`). Everything runs here: demos (~10 s), instruction vectors (~10 s),
+# (checkpoints/README.md, `cliport-seen100-cpu`). Everything runs here: demos (~10 s), instruction vectors (~10 s),
 # training (2,400 steps of batch 8; resumable: run it again after an interruption), then the
 # seen / unseen evaluation of docs/RESULTS.md (100 episodes each, seeds 10000-10099).
 set -euo pipefail

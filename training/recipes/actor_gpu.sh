@@ -9,7 +9,7 @@
 #       --out data/demos/seen-minilm+rgb.npz        (and likewise for data/demos/multi)
 #
 # Three runs share the GPU, each with a third of the CPU cores for its data loader:
-#   multi:   every task the controller sends steps of (shipped as `actor-cliport-cpu`);
+#   multi:   every task the controller sends steps of (shipped as `cliport-cpu`);
 #   seen100: put-block-in-bowl on CLIPort's seen colors from 100 demos (its Table 1 protocol);
 #   seen600: the same from 600 demos.
 set -euo pipefail

@@ -1,0 +1,142 @@
+"""``codeplan sandbox run FILE``: try a codeplan against stub primitives that log calls.
+
+Why stubs: checking that an LLM's codeplan compiles, stays inside the sandbox and calls
+the API sensibly needs neither the simulator nor the VQA model. The stubs answer with
+fixed, plausible values and the call log shows what the plan would have done.
+
+Exit status: 0 the codeplan completed; 2 the file is missing or not UTF-8; 3 the sandbox
+stopped the codeplan (syntax, violation, runtime error, budget, kill), with a one-line
+reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from runtime.sandbox import Limits, Sandbox
+
+EXIT_OK = 0
+EXIT_BAD_FILE = 2
+EXIT_STOPPED = 3
+
+STUB_OBJECTS = ("red block", "green block", "yellow block", "blue bowl", "green bowl", "red bowl")
+
+
+def _call_text(name: str, *args: object) -> str:
+    return f"{name}({', '.join(repr(arg) for arg in args)})"
+
+
+class StubPrimitives:
+    """The codeplan API with real signatures (so arity errors show) and fixed answers."""
+
+    def __init__(self, emit: Callable[[str], None]) -> None:
+        self.calls: list[str] = []
+        self.messages: list[str] = []  # what the plan told the planner
+        self._emit = emit
+
+    def _log(self, name: str, *args: object) -> None:
+        line = _call_text(name, *args)
+        self.calls.append(line)
+        self._emit(line)
+
+    def put_first_on_second(self, pick: str, place: str) -> None:
+        self._log("put_first_on_second", pick, place)
+
+    def get_object_names(self) -> list[str]:
+        self._log("get_object_names")
+        return list(STUB_OBJECTS)
+
+    def tell_planner(self, message: str) -> None:
+        self._log("tell_planner", message)
+        self.messages.append(message)
+
+    def find_object_related_to_obj(self, relation: str, obj: str) -> str | None:
+        self._log("find_object_related_to_obj", relation, obj)
+        return "table"
+
+    def ask(self, question: str) -> str:
+        self._log("ask", question)
+        return "yes"
+
+    def is_true(self, statement: str) -> bool:
+        self._log("is_true", statement)
+        return True
+
+    def api(self) -> dict[str, dict[str, Callable[..., object]]]:
+        return {
+            "control_actions": {"put_first_on_second": self.put_first_on_second},
+            "plan_actions": {"get_object_names": self.get_object_names,
+                             "tell_planner": self.tell_planner},
+            "reasoning_actions": {"find_object_related_to_obj": self.find_object_related_to_obj,
+                                  "ask": self.ask, "is_true": self.is_true},
+        }
+
+
+def _read_source(path: str) -> str:
+    return Path(path).read_bytes().decode("utf-8-sig")  # a BOM is not part of the code
+
+
+def run_file(path: str, *, max_seconds: float = 10.0) -> int:
+    """Run the codeplan in ``path`` against logging stubs; returns the exit status."""
+    try:
+        source = _read_source(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else (
+            f"cannot be read ({exc.strerror or type(exc).__name__})")
+        print(f"codeplan sandbox: {path} {reason}", file=sys.stderr)
+        return EXIT_BAD_FILE
+
+    def emit(line: str) -> None:
+        print(f"-> {line}", flush=True)
+
+    stubs = StubPrimitives(emit)
+    limits = Limits(max_seconds=max_seconds)
+    with Sandbox(stubs.api(), limits, on_print=lambda text: print(text, end="")) as sandbox:
+        result = sandbox.run(source)
+    if not result.ok:
+        print(f"codeplan sandbox: stopped ({result.kind}): {result.error}", file=sys.stderr)
+        return EXIT_STOPPED
+    print(f"codeplan completed: {result.calls} calls, {result.steps} steps, "
+          f"{result.wall_s * 1000:.0f} ms")
+    return EXIT_OK
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    return run_file(args.file, max_seconds=args.max_seconds)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``sandbox run FILE [--max-seconds S]``; the handler is ``args.func(args) -> int``."""
+    parser = subparsers.add_parser(
+        "sandbox", help="run codeplans in the sandbox",
+        description="Run codeplans in the RestrictedPython sandbox.")
+    commands = parser.add_subparsers(dest="sandbox_command", metavar="COMMAND", required=True)
+    run = commands.add_parser(
+        "run", help="run a codeplan file against stub primitives that log their calls",
+        description=__doc__.split("\n\n")[1])
+    run.add_argument("file", metavar="FILE", help="codeplan source file (UTF-8)")
+    run.add_argument("--max-seconds", type=_positive_float, default=10.0, metavar="S",
+                     help="codeplan run-time budget in seconds (default: 10)")
+    run.set_defaults(func=_run_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry: ``python -m runtime.cli.sandbox sandbox run FILE``."""
+    parser = argparse.ArgumentParser(prog="codeplan")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

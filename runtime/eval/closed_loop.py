@@ -1,0 +1,170 @@
+"""`codeplan eval closed-loop`: success rate by task and validation mode, with 95% intervals.
+
+Every (task, mode, seed) episode is an independent `run_episode` with its own trace under
+`<out>/runs/`, so any episode can be re-run from its seed (`codeplan run --task T --seed S
+--mode M ...`) or replayed from its trace. Episodes use seeds seed_start .. seed_start +
+episodes - 1 for every mode (a paired comparison), and the result does not depend on the
+number of worker processes: each episode is seeded by its own (task, seed) alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.stats import wilson_interval
+from runtime.eval.diagnostics import CAUSES, diagnose_run
+from runtime.run_config import RunConfig
+
+COUNTS = ("actions", "failed_actions", "retries", "replans", "questions", "reasoner_calls",
+          "planner_calls", "prompt_tokens", "completion_tokens")
+
+
+@dataclass
+class EvalSpec:
+    tasks: list[str]
+    modes: list[str]
+    episodes: int = 50
+    seed_start: int = 1000  # test seeds, disjoint from the 0-based seeds used while developing
+    situations: str = "dkprompt"
+    actor: str = "oracle"
+    reasoner: str = "default"
+    planner: str = "offline"
+    planner_options: dict = field(default_factory=dict)  # model, base_url (None: not given)
+    workers: int = 1
+    out_dir: Path = Path("results/closed-loop")
+    suite: str | None = None
+    reference: dict = field(default_factory=dict)  # {task: {mode: rate}} shown beside ours
+    reference_label: str = ""
+    reference_episodes: int = 0
+
+
+def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
+    task, mode, seed, spec = args
+    from runtime.runner import run_episode
+
+    config = RunConfig(task=task, seed=seed, mode=mode, planner=spec.planner,
+                       planner_options=dict(spec.planner_options), reasoner=spec.reasoner,
+                       actor=spec.actor, situations=spec.situations,
+                       runs_dir=spec.out_dir / "runs", report=False,
+                       first_plan_error_is_fatal=False)
+    r = run_episode(config)
+    diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
+    return {"task": task, "mode": mode, "seed": seed, "success": r.success,
+            "believed_done": r.believed_done, "failure_reason": r.failure_reason,
+            "failure_cause": diagnostics["failure_cause"],
+            "wall_s": r.wall_s, "situations": spec.situations, "actor": spec.actor,
+            "reasoner": spec.reasoner, "planner": spec.planner,
+            "planner_options": spec.planner_options, "run_dir": r.run_dir,
+            **{k: r.counts.get(k, 0) for k in COUNTS},
+            "actor_calls": r.counts.get("actions", 0), "diagnostics": diagnostics,
+            "rerun": rerun_command(spec, task, seed, mode),
+            "replay": f"codeplan replay {shlex.quote(r.run_dir)}"}
+
+
+def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str) -> str:
+    """The `codeplan run` line that repeats one episode of `spec` (same seed, same stack).
+    Why: an episode in a table is only evidence if anyone can run it again and look at it."""
+    argv = ["codeplan", "run", "--task", task, "--seed", str(seed), "--mode", mode,
+            "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
+            "--planner", spec.planner]
+    for key, value in spec.planner_options.items():
+        if value is not None:
+            argv += [f"--{key.replace('_', '-')}", str(value)]
+    return shlex.join(argv)
+
+
+def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
+    """Run every episode (in `spec.workers` processes) and aggregate."""
+    jobs = [(t, m, s, spec) for t in spec.tasks for m in spec.modes
+            for s in range(spec.seed_start, spec.seed_start + spec.episodes)]
+    spec.out_dir.mkdir(parents=True, exist_ok=True)
+    episodes = list(_map(jobs, spec.workers, progress))
+    with (spec.out_dir / "episodes.jsonl").open("w") as f:
+        f.writelines(json.dumps(e) + "\n" for e in episodes)
+    return aggregate(spec, episodes)
+
+
+def _map(jobs: list, workers: int, progress: bool):
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(jobs), unit="ep", disable=not progress, desc="closed-loop")
+    if workers <= 1:
+        for job in jobs:
+            yield _episode(job)
+            bar.update()
+    else:
+        n = min(workers, os.cpu_count() or 1)
+        with ProcessPoolExecutor(max_workers=n, initializer=_share_cores, initargs=(n,)) as pool:
+            for out in pool.map(_episode, jobs):
+                yield out
+                bar.update()
+    bar.close()
+
+
+def _share_cores(workers: int) -> None:
+    """Give each worker process its share of the cores for torch (actor, reasoner). Why: with
+    torch's default of one thread per core in every worker, OpenMP threads spin-wait for each
+    other and an action took 6 s instead of 0.08 s with 2 workers on 2 cores."""
+    import torch
+
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
+
+
+def _cell(eps: list[dict]) -> dict:
+    """Rate, interval, per-episode means and failure causes of one task × mode cell."""
+    wins = sum(e["success"] for e in eps)
+    causes = {c: sum(e["diagnostics"]["failure_cause"] == c for e in eps) for c in CAUSES}
+    return {"rate": wins / len(eps), "wins": wins, "n": len(eps),
+            "ci95": [round(v, 4) for v in wilson_interval(wins, len(eps))],
+            "questions": sum(e["questions"] for e in eps) / len(eps),
+            "reasoner_calls": sum(e["reasoner_calls"] for e in eps) / len(eps),
+            "retries": sum(e["retries"] for e in eps) / len(eps),
+            "wall_s": sum(e["wall_s"] for e in eps) / len(eps),
+            "failure_causes": {c: n for c, n in causes.items() if n}}
+
+
+def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
+    """The summary object `--json` prints: every figure as {task: {mode: value}}."""
+    cells = {t: {m: _cell([e for e in episodes if e["task"] == t and e["mode"] == m])
+                 for m in spec.modes} for t in spec.tasks}
+
+    def per(key: str) -> dict:
+        return {t: {m: cells[t][m][key] for m in spec.modes} for t in spec.tasks}
+
+    by_mode = {m: {c: sum(cells[t][m]["failure_causes"].get(c, 0) for t in spec.tasks)
+                   for c in CAUSES} for m in spec.modes}
+    return {"suite": spec.suite, "success_rate": per("rate"), "ci95": per("ci95"),
+            "successes": per("wins"), "questions_per_episode": per("questions"),
+            "reasoner_calls_per_episode": per("reasoner_calls"),
+            "retries_per_episode": per("retries"), "wall_s_per_episode": per("wall_s"),
+            "failure_causes": per("failure_causes"), "failure_causes_by_mode": by_mode,
+            "episodes": spec.episodes,
+            "seeds": [spec.seed_start, spec.seed_start + spec.episodes - 1],
+            "situations": spec.situations, "actor": spec.actor, "reasoner": spec.reasoner,
+            "planner": spec.planner, "planner_options": spec.planner_options,
+            "rerun": rerun_command(spec, "TASK", "SEED", "MODE"),
+            "out_dir": str(spec.out_dir),
+            "reference": {"label": spec.reference_label, "episodes": spec.reference_episodes,
+                          "success_rate": spec.reference}}
+
+
+def format_table(result: dict) -> str:
+    """Markdown table: one row per task, one column per mode, rate and 95% interval."""
+    modes = list(next(iter(result["success_rate"].values())))
+    lines = [f"| task | {' | '.join(modes)} |", "|---|" + "---|" * len(modes)]
+    for task, by_mode in result["success_rate"].items():
+        cells = [f"{by_mode[m]:.0%} [{result['ci95'][task][m][0]:.0%}, "
+                 f"{result['ci95'][task][m][1]:.0%}]" for m in modes]
+        lines.append(f"| {task} | {' | '.join(cells)} |")
+    lines.append(f"\n{result['episodes']} episodes per cell, seeds {result['seeds'][0]}-"
+                 f"{result['seeds'][1]}, situations {result['situations']}, actor "
+                 f"{result['actor']}, reasoner {result['reasoner']}, planner {result['planner']}")
+    q = result["reasoner_calls_per_episode"]
+    lines.append("reasoner calls per episode: " + "; ".join(
+        f"{t}: " + ", ".join(f"{m} {v:.1f}" for m, v in by.items()) for t, by in q.items()))
+    return "\n".join(lines)

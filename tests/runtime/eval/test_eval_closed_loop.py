@@ -1,0 +1,203 @@
+"""The closed-loop evaluation: aggregation, suites, report files, determinism, and the seed
+paper's ordering of the three modes."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shlex
+
+import pytest
+from PIL import Image
+
+from common.stats import wilson_interval
+from runtime.cli import main
+from runtime.cli.eval_closed_loop import CliError, add_closed_loop_parser, build_spec
+from runtime.eval.closed_loop import (
+    COUNTS,
+    EvalSpec,
+    aggregate,
+    format_table,
+    rerun_command,
+    run_eval,
+)
+from runtime.eval.closed_loop_report import write_report
+from runtime.eval.closed_loop_suites import PAPER_TABLE2, get_suite
+from runtime.eval.diagnostics import CAUSES
+
+
+def _episode(task: str, mode: str, success: bool, cause: str | None = None) -> dict:
+    return {"task": task, "mode": mode, "success": success, "wall_s": 1.0,
+            **{k: 2 for k in COUNTS}, "diagnostics": {"failure_cause": cause}}
+
+
+def test_aggregate_gives_rates_wilson_intervals_and_failure_causes():
+    spec = EvalSpec(["t"], ["open-loop", "progress"], episodes=4)
+    eps = [_episode("t", "open-loop", s, None if s else "missed failure") for s in (0, 0, 1, 0)]
+    eps += [_episode("t", "progress", True) for _ in range(4)]
+    result = aggregate(spec, eps)
+    assert result["success_rate"] == {"t": {"open-loop": 0.25, "progress": 1.0}}
+    assert result["ci95"]["t"]["progress"][1] == 1.0
+    assert result["failure_causes_by_mode"]["open-loop"]["missed failure"] == 3
+    assert result["reasoner_calls_per_episode"]["t"]["progress"] == 2.0
+    assert "| t | 25% [" in format_table(result)
+
+
+def test_report_files_from_hand_built_episodes(tmp_path):
+    suite = get_suite("paper-table2")
+    spec = EvalSpec(list(suite.tasks), ["open-loop", "progress"], episodes=4, suite=suite.name,
+                    reference=suite.reference, reference_label="paper", reference_episodes=15)
+    eps = [_episode(t, m, i < wins, None if i < wins else cause)
+           for t in suite.tasks for m, wins, cause in (("open-loop", 1, "missed failure"),
+                                                       ("progress", 3, "stuck"))
+           for i in range(4)]
+    summary = write_report(aggregate(spec, eps), tmp_path, "codeplan eval closed-loop")
+    rows = list(csv.DictReader((tmp_path / "table.csv").open()))
+    assert len(rows) == 6 and rows[0]["task"] == "put-blocks-in-matching-bowls"
+    low, high = wilson_interval(1, 4)
+    assert (float(rows[0]["ci_low"]), float(rows[0]["ci_high"])) == (round(low, 4),
+                                                                    round(high, 4))
+    assert (rows[0]["missed failure"], rows[1]["stuck"], rows[1]["reference_rate"]) == (
+        "3", "1", "0.333")
+    assert set(CAUSES) <= set(rows[0])
+    table = (tmp_path / "table.md").read_text()
+    assert "| put-blocks-in-matching-bowls | 25.0% [" in table
+    assert "0.0% / 33.3%" in table  # the paper's Codeplan / +Progress beside ours
+    assert "| missed failure | 9 | 0 |" in table and "| stuck | 0 | 3 |" in table
+    last = table.rstrip().splitlines()[-1]
+    assert last.startswith("Re-run one episode: `codeplan run --task TASK --seed SEED")
+    assert "--planner offline" in last and "codeplan replay" in last
+    with Image.open(tmp_path / "success.png") as png:
+        assert png.format == "PNG" and png.size[0] > 300
+    assert json.loads((tmp_path / "summary.json").read_text())["date"] == summary["date"]
+    assert (tmp_path / "command.txt").read_text() == "codeplan eval closed-loop\n"
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_closed_loop_parser(parser.add_subparsers())
+    return parser.parse_args(["closed-loop", *argv])
+
+
+def test_the_paper_suite_expands_to_its_tasks_modes_and_dated_results_dir():
+    spec = build_spec(_parse("--suite", "paper-table2", "--episodes", "3"))
+    assert spec.tasks == list(PAPER_TABLE2) and spec.modes == ["open-loop", "success", "progress"]
+    assert spec.out_dir.parts[:2] == ("results", "paper-table2") and spec.seed_start == 1000
+    assert spec.reference["put-blocks-in-mismatched-bowls"]["progress"] == 0.60
+    assert spec.actor == "cliport" and spec.reasoner == "default"  # the default stack
+    other = build_spec(_parse("--suite", "paper-table2", "--actor", "oracle",
+                              "--reasoner", "learned"))
+    assert other.out_dir.parts[:2] == ("results", "paper-table2+actor-oracle")
+
+
+def test_paper_mode_names_and_the_llm_planner_are_accepted():
+    spec = build_spec(_parse("--task", "stack-blocks", "--modes", "Codeplan,+progress"))
+    assert spec.modes == ["open-loop", "progress"] and spec.planner_options == {}
+    llm = build_spec(_parse("--suite", "paper-table2", "--planner", "openai", "--model", "m1"))
+    assert llm.planner == "openai" and llm.planner_options == {"model": "m1", "base_url": None}
+    assert llm.out_dir.parts[1] == "paper-table2+planner-m1"
+    assert rerun_command(llm, "t", 7, "success").endswith(
+        "--seed 7 --mode success --actor cliport --reasoner default --situations dkprompt "
+        "--planner openai --model m1")
+
+
+def test_suite_and_task_together_exit_2_with_a_message(capsys):
+    assert main(["eval", "closed-loop", "--suite", "paper-table2", "--task", "x"]) == 2
+    assert "exclusive" in capsys.readouterr().err
+
+
+def test_bad_suites_tasks_and_modes_are_named():
+    with pytest.raises(CliError, match="exclusive"):
+        build_spec(_parse("--suite", "paper-table2", "--task", "stack-blocks"))
+    with pytest.raises(CliError, match="unknown mode"):
+        build_spec(_parse("--task", "stack-blocks", "--modes", "sometimes"))
+    with pytest.raises(ValueError, match="suites: paper-table2"):
+        get_suite("table-9")
+
+
+def _tiny_eval(out):
+    spec = EvalSpec(["put-blocks-in-mismatched-bowls"], ["open-loop", "progress"], episodes=2,
+                    situations="dkprompt", actor="oracle", reasoner="oracle", out_dir=out,
+                    suite="tiny", reference={"put-blocks-in-mismatched-bowls": {"progress": 0.6}},
+                    reference_label="paper", reference_episodes=15)
+    return spec, run_eval(spec, progress=False)
+
+
+def test_same_seeds_give_the_same_table_and_every_report_file(tmp_path):
+    spec, first = _tiny_eval(tmp_path / "a")
+    _, second = _tiny_eval(tmp_path / "b")
+    for key in ("success_rate", "ci95", "reasoner_calls_per_episode", "failure_causes"):
+        assert first[key] == second[key], key
+    assert _records(tmp_path / "a") == _records(tmp_path / "b")
+    summary = write_report(first, spec.out_dir, "codeplan eval closed-loop --suite tiny")
+    out = spec.out_dir
+    assert (out / "success.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert json.loads((out / "summary.json").read_text())["commit"] == summary["commit"]
+    table = (out / "table.md").read_text()
+    assert "paper (15 ep.)" in table and "60.0%" in table and "codeplan replay" in table
+    rows = list(csv.DictReader((out / "table.csv").open()))
+    assert [(r["mode"], r["reference_rate"]) for r in rows] == [("open-loop", ""),
+                                                                ("progress", "0.6")]
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and {r["seed"] for r in records} == {1000, 1001}
+    assert all("failure_cause" in r["diagnostics"] and r["situations"] == "dkprompt"
+               for r in records)
+    assert all(r["actor_calls"] >= 1 and r["prompt_tokens"] == 0 for r in records)
+
+
+def _records(out) -> list[dict]:
+    """episodes.jsonl without what differs between two runs of the same episodes."""
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    drop = ("wall_s", "run_dir", "replay")
+    return [{k: v for k, v in json.loads(line).items() if k not in drop} for line in lines]
+
+
+def test_the_cli_prints_one_json_object_and_an_episode_reruns_and_replays(tmp_path, capsys):
+    argv = ["eval", "closed-loop", "--suite", "paper-table2", "--episodes", "1", "--modes",
+            "success", "--actor", "oracle", "--reasoner", "oracle", "--situations", "none",
+            "--out", str(tmp_path / "out"), "--json"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    summary = json.loads(out)  # the whole of stdout: one object, no progress bar
+    assert set(summary["success_rate"]) == set(PAPER_TABLE2)
+    assert {m for by in summary["success_rate"].values() for m in by} == {"success"}
+    for key in ("ci95", "reasoner_calls_per_episode", "wall_s_per_episode", "seeds",
+                "actor", "reasoner", "planner", "episodes", "situations", "machine", "commit"):
+        assert key in summary, key
+    record = json.loads((tmp_path / "out" / "episodes.jsonl").read_text().splitlines()[0])
+    rerun = [*shlex.split(record["rerun"])[1:], "--runs-dir", str(tmp_path / "re"), "--json"]
+    assert main(rerun) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["success"], again["actions"], again["seed"]) == (
+        record["success"], record["actions"], record["seed"])
+    assert main([*shlex.split(record["replay"])[1:], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["plans"] == record["planner_calls"]
+
+
+def test_a_small_eval_runs_and_writes_per_episode_records(tmp_path):
+    spec = EvalSpec(["put-block-in-bowl"], ["success"], episodes=2, situations="none",
+                    out_dir=tmp_path)
+    result = run_eval(spec, progress=False)
+    assert result["success_rate"]["put-block-in-bowl"]["success"] == 1.0
+    lines = (tmp_path / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and '"seed": 1000' in lines[0]
+
+
+@pytest.mark.slow
+def test_progress_beats_success_beats_open_loop_with_dkprompt_situations(tmp_path):
+    spec = EvalSpec(["put-blocks-in-mismatched-bowls"], ["open-loop", "success", "progress"],
+                    episodes=30, situations="dkprompt", out_dir=tmp_path)
+    rates = run_eval(spec, progress=False)["success_rate"]["put-blocks-in-mismatched-bowls"]
+    assert rates["progress"] > rates["success"] > rates["open-loop"], rates
+
+
+def test_the_table_does_not_depend_on_the_number_of_workers(tmp_path):
+    tables = []
+    for workers in (1, 2):
+        spec = EvalSpec(["put-blocks-in-mismatched-bowls"], ["success"], episodes=2,
+                        actor="oracle", reasoner="oracle", workers=workers,
+                        out_dir=tmp_path / str(workers))
+        tables.append(run_eval(spec, progress=False)["success_rate"])
+    assert tables[0] == tables[1]
+    assert _records(tmp_path / "1") == _records(tmp_path / "2")

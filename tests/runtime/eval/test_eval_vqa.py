@@ -1,0 +1,95 @@
+"""`codeplan eval vqa`: scoring, intervals, the Table 1 writers and the paper-table1 suite."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from datagen import generate
+from runtime.cli.vqa import add_eval_vqa_parser
+from runtime.eval.vqa import format_markdown, write_outputs
+from runtime.eval.vqa_suites import PAPER_OFA_BASE, get_suite
+from vrs.reasoner import Answer
+from vrs.scoring import evaluate, load_vqa_data
+
+SPLITS = ["block_bowl", "unseen"]
+
+
+@pytest.fixture(scope="module")
+def vqa_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("vqa")
+    generate(out, SPLITS, images_per_split=3, questions_per_image=4, shard_size=3,
+             seed_offset=900_000, progress=False)
+    return out
+
+
+class AlwaysYes:
+    """Answers "yes" to everything: its accuracy must equal the share of "yes" answers."""
+
+    name = "always-yes"
+
+    def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
+        assert image.ndim == 3 and image.shape[2] == 3
+        return [Answer("yes", 1.0) for _ in questions]
+
+
+def test_accuracy_is_the_share_of_matching_answers_per_split(vqa_dir):
+    data = load_vqa_data(vqa_dir)
+    result = evaluate(AlwaysYes(), data, progress=False)
+    for split in SPLITS:
+        answers = list(data[split]["answer"])
+        assert result["splits"][split]["n"] == len(answers) == 12
+        want = sum(a == "yes" for a in answers) / len(answers)
+        assert result["accuracy"][split] == pytest.approx(want, abs=1e-4)
+        lo, hi = result["splits"][split]["ci95"]
+        assert lo <= want <= hi
+    assert len(result["records"]) == 24
+    by_type = result["overall"]["by_answer_type"]
+    non_binary = [t for t in by_type if t not in ("yes/no", "yes_no", "bool", "boolean")]
+    assert all(by_type[t]["accuracy"] == 0.0 for t in non_binary)  # "yes" is never a color
+
+
+def test_unknown_splits_and_missing_data_are_named(vqa_dir, tmp_path):
+    with pytest.raises(ValueError, match="no split"):
+        load_vqa_data(vqa_dir, ["block_stack"])
+    with pytest.raises(ValueError, match="no dataset"):
+        load_vqa_data(tmp_path / "nowhere")
+
+
+def test_reference_rows_sit_beside_ours_in_markdown_and_json(vqa_dir, tmp_path):
+    results = [evaluate(AlwaysYes(), load_vqa_data(vqa_dir), progress=False)]
+    table = format_markdown(results, {"paper": {"block_bowl": 55.9}})
+    paper_row = next(line for line in table.splitlines() if line.startswith("| paper"))
+    assert paper_row.split(" | ")[1:3] == ["55.9", "–"]
+    write_outputs(results, tmp_path, "codeplan eval vqa", {"paper": {"block_bowl": 55.9}})
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["reference"] == {"paper": {"block_bowl": 55.9}}
+    assert saved["commit"] and "CPU cores" in saved["machine"]  # where the numbers came from
+    rows = list(csv.DictReader((tmp_path / "table.csv").open()))
+    assert {r["split"] for r in rows} == {*SPLITS, "overall"}
+    assert len((tmp_path / "answers.jsonl").read_text().splitlines()) == 24
+
+
+def test_the_paper_suite_names_its_data_and_the_papers_numbers():
+    suite = get_suite("paper-table1")
+    assert set(PAPER_OFA_BASE) <= set(suite.splits) and "ns" in suite.models
+    assert "--seed-offset 100000" in suite.datagen_command()
+    with pytest.raises(ValueError, match="suites: paper-table1"):
+        get_suite("table9")
+
+
+def test_the_suite_command_writes_a_table_with_the_paper_row(vqa_dir, tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    add_eval_vqa_parser(parser.add_subparsers())
+    args = parser.parse_args(["vqa", "--suite", "paper-table1", "--data", str(vqa_dir),
+                              "--splits", ",".join(SPLITS), "--model", "ns",
+                              "--out", str(tmp_path / "out"), "--json"])
+    assert args.handler(args) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert set(printed["accuracy"]) == set(SPLITS)
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert "seed paper: OFA-base fine-tuned" in table and "55.9" in table

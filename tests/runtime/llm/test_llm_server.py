@@ -1,0 +1,142 @@
+"""LocalLLMServer: readiness, failure reports and a stop that really frees the process and port.
+
+The fast tests run a stand-in child (conftest.py); the slow one runs the packaged model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from runtime.llm import server
+from runtime.llm.model_store import ModelMissingError, resolve_model
+from runtime.llm.server import (
+    INSTALL_COMMAND,
+    LLMRuntimeMissingError,
+    LLMServerError,
+    LocalLLMServer,
+    require_runtime,
+)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _port_closed(base_url: str) -> bool:
+    url = urlparse(base_url)
+    try:
+        socket.create_connection((url.hostname, url.port), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+def _child_config(log: Path) -> dict:
+    line = next(ln for ln in log.read_text().splitlines() if ln.startswith("config "))
+    return json.loads(line.removeprefix("config "))
+
+
+def test_the_server_comes_up_reports_its_address_and_stops_for_good(tmp_path, fake_child):
+    log = tmp_path / "server.log"
+    srv = LocalLLMServer(tmp_path / "m.gguf", alias="tiny", threads=1, n_ctx=1000,
+                         n_parallel=3, log_path=log)
+    with srv:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1", srv.base_url)
+        assert srv.model_id == "tiny" and srv.running
+        pid, base_url = srv.pid, srv.base_url
+        assert not _port_closed(base_url)
+    assert _gone(pid) and _port_closed(base_url) and not srv.running
+    assert _child_config(log) == {"alias": "tiny", "host": "127.0.0.1", "model": str(
+        tmp_path / "m.gguf"), "n_ctx": 3000, "n_parallel": 3, "port": 0, "threads": 1}
+    assert log.is_file()  # a log the caller named is the caller's
+
+
+def test_a_temporary_log_is_removed_after_a_clean_stop(tmp_path, fake_child):
+    with LocalLLMServer(tmp_path / "m.gguf") as srv:
+        log = srv.log_path
+        assert log.is_file()
+    assert not log.exists()
+
+
+def test_a_child_that_ignores_its_closed_stdin_is_killed(tmp_path, fake_child, monkeypatch):
+    fake_child("stubborn")
+    monkeypatch.setattr(server, "_STOP_GRACE_S", 0.5)
+    srv = LocalLLMServer(tmp_path / "m.gguf").start()
+    pid, base_url = srv.pid, srv.base_url
+    started = time.monotonic()
+    srv.stop()
+    assert time.monotonic() - started < 5
+    assert _gone(pid) and _port_closed(base_url)
+
+
+def test_a_model_the_runtime_cannot_load_is_a_clear_error_naming_the_log(tmp_path, fake_child):
+    fake_child("error")
+    srv = LocalLLMServer(tmp_path / "m.gguf")
+    with pytest.raises(LLMServerError, match="Failed to init server") as err:
+        srv.start()
+    assert str(tmp_path / "m.gguf") in str(err.value)
+    log = Path(str(err.value).rsplit("its log: ", 1)[1])
+    assert log.is_file() and "config " in log.read_text()
+    assert srv.pid is None
+    log.unlink()
+
+
+def test_a_server_that_never_gets_ready_is_stopped_at_the_deadline(
+        tmp_path, fake_child, monkeypatch):
+    fake_child("silent")
+    monkeypatch.setattr(server, "_STOP_GRACE_S", 0.5)
+    log = tmp_path / "server.log"
+    srv = LocalLLMServer(tmp_path / "m.gguf", ready_timeout_s=1.0, log_path=log)
+    started = time.monotonic()
+    with pytest.raises(LLMServerError, match="did not load the model within 1 s"):
+        srv.start()
+    assert time.monotonic() - started < 10
+    pid = int(re.search(r"^pid (\d+)$", log.read_text(), re.M).group(1))
+    assert _gone(pid) and srv.pid is None and not srv.running
+
+
+def test_a_missing_runtime_names_the_install_command(tmp_path, monkeypatch):
+    real_find_spec = server.importlib.util.find_spec
+    monkeypatch.setattr(server.importlib.util, "find_spec",
+                        lambda name: None if name == "xllamacpp" else real_find_spec(name))
+    with pytest.raises(ModuleNotFoundError, match=re.escape(INSTALL_COMMAND)):
+        require_runtime()
+    with pytest.raises(LLMRuntimeMissingError):
+        LocalLLMServer(tmp_path / "m.gguf").start()
+
+
+def test_the_model_id_comes_from_the_model_list_when_it_has_the_expected_shape():
+    assert server._first_model_id({"data": [{"id": "qwen"}]}) == "qwen"
+    for odd in ({"data": []}, {"data": "x"}, [], {"models": [{"name": "qwen"}]}, None):
+        assert server._first_model_id(odd) == ""
+
+
+@pytest.mark.slow
+def test_the_packaged_model_answers_a_chat_completion_and_the_server_stops():
+    pytest.importorskip("xllamacpp")
+    openai = pytest.importorskip("openai")
+    try:
+        model = resolve_model(None)
+    except ModelMissingError:
+        pytest.skip("the packaged model is not in the cache (codeplan llm fetch)")
+    with LocalLLMServer(model, threads=1) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="local", timeout=600)
+        reply = client.chat.completions.create(
+            model=srv.model_id, max_tokens=16, temperature=0,
+            messages=[{"role": "user", "content": "Write a Python comment that says hello."}])
+        pid, base_url = srv.pid, srv.base_url
+    assert reply.choices[0].message.content.strip()
+    assert 0 < reply.usage.completion_tokens <= 16
+    assert _gone(pid) and _port_closed(base_url)

@@ -1,0 +1,133 @@
+"""Detector training: resumable, refuses to clobber a run, names bad input."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from pathlib import Path
+
+import pytest
+
+from training.detector.train import TrainDetectorSpec, train_detector
+from training.schedules import cosine_with_warmup
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory) -> Path:
+    from datagen import generate
+
+    out = tmp_path_factory.mktemp("perception-data")
+    generate(out, ["block_bowl"], images_per_split=2, questions_per_image=2, shard_size=2,
+             progress=False)
+    return out
+
+
+def _spec(data: Path, out: Path, steps: int, **kw) -> TrainDetectorSpec:
+    return TrainDetectorSpec(data=[data], val=[data], out=out, steps=steps, batch_size=2,
+                               warmup=1, checkpoint_every=2, eval_every=2, progress=False, **kw)
+
+
+def test_an_interrupted_run_resumes_from_its_last_checkpoint(scenes, tmp_path):
+    first = train_detector(_spec(scenes, tmp_path, 2))
+    assert first["start_step"] == 0
+    with pytest.raises(ValueError, match="--resume"):
+        train_detector(_spec(scenes, tmp_path, 4))
+    second = train_detector(_spec(scenes, tmp_path, 4, resume=True))
+    assert second["start_step"] == 2
+    steps = [int(r["step"]) for r in csv.DictReader((tmp_path / "curve.csv").open())]
+    assert steps == [2, 4]
+    assert (tmp_path / "model.safetensors").is_file()
+    assert (tmp_path / "checkpoints" / "step_0000004").is_dir()
+
+
+def test_bad_input_is_named(tmp_path):
+    with pytest.raises(ValueError, match="no dataset directory"):
+        train_detector(_spec(tmp_path / "nowhere", tmp_path / "out", 2))
+    with pytest.raises(ValueError, match="steps must be at least 1"):
+        train_detector(_spec(tmp_path, tmp_path / "out", 0))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match=r"scenes\.json"):
+        train_detector(_spec(tmp_path / "empty", tmp_path / "out2", 2))
+
+
+def test_the_schedule_warms_up_then_decays_to_zero():
+    factors = [cosine_with_warmup(s, 10, 100) for s in range(101)]
+    assert factors[0] == pytest.approx(0.1) and factors[9] == pytest.approx(1.0)
+    assert all(a >= b for a, b in itertools.pairwise(factors[9:]))
+    assert factors[100] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_resume_refuses_changed_settings_and_keeps_one_curve_row_per_step(scenes, tmp_path):
+    train_detector(_spec(scenes, tmp_path, 4))
+    with pytest.raises(ValueError, match=r"settings differ.*lr: 0.002 -> 0.001"):
+        train_detector(_spec(scenes, tmp_path, 6, resume=True, lr=1e-3))
+    # Interrupted after step 2's checkpoint: step 4's row was written, its checkpoint was not.
+    import shutil
+    shutil.rmtree(tmp_path / "checkpoints" / "step_0000004")
+    train_detector(_spec(scenes, tmp_path, 6, resume=True))
+    steps = [int(r["step"]) for r in csv.DictReader((tmp_path / "curve.csv").open())]
+    assert steps == [2, 4, 6]
+
+
+def test_resume_without_a_checkpoint_says_so(scenes, tmp_path, capsys):
+    summary = train_detector(_spec(scenes, tmp_path, 2, resume=True))
+    assert summary["start_step"] == 0
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_init_starts_from_a_detector_and_keeps_its_config(scenes, tmp_path):
+    import dataclasses
+    import json
+
+    from vrs.detector.checkpoint import load_detector, save_detector
+    from vrs.detector.config import DetectorConfig
+    from vrs.detector.model import DetectorNet
+
+    config = dataclasses.replace(DetectorConfig(), head_channels=8)
+    save_detector(DetectorNet(config), tmp_path / "init")
+    train_detector(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "init"))
+    assert load_detector(tmp_path / "run").config.head_channels == 8
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())["training"]
+    assert saved["init"] == str(tmp_path / "init")
+    with pytest.raises(ValueError, match="not a detector checkpoint"):
+        train_detector(_spec(scenes, tmp_path / "r2", 2, init=tmp_path / "nothing"))
+
+
+def test_a_mix_draws_splits_by_weight_whatever_their_size():
+    import numpy as np
+
+    from training.detector.train import image_weights
+
+    splits = ["block_stack"] * 10 + ["block_bowl"] * 30 + ["unseen"] * 60
+    p = image_weights(splits, "block_stack=2,block_bowl=1,unseen=1")
+    by_split = {s: float(p[[i for i, x in enumerate(splits) if x == s]].sum()) for s in splits}
+    assert by_split == pytest.approx({"block_stack": 0.5, "block_bowl": 0.25, "unseen": 0.25})
+    assert image_weights(splits, "block_bowl=1")[:10].sum() == 0  # unnamed splits left out
+    assert image_weights(splits, None) is None  # every image alike (the old batches)
+    with pytest.raises(ValueError, match="cogent_a"):
+        image_weights(splits, "cogent_a=1")
+    assert np.isclose(p.sum(), 1.0)
+
+
+def test_a_mixed_run_records_its_mix_and_resume_checks_it(scenes, tmp_path):
+    train_detector(_spec(scenes, tmp_path, 2, mix="block_bowl=1"))
+    with pytest.raises(ValueError, match="mix"):
+        train_detector(_spec(scenes, tmp_path, 4, resume=True))
+    assert train_detector(_spec(scenes, tmp_path, 4, resume=True,
+                                  mix=" block_bowl=1.0"))["start_step"] == 2  # same mix
+
+
+def test_a_level_heatmap_run_fine_tunes_a_detector_and_exports_it(scenes, tmp_path):
+    from vrs.detector.checkpoint import save_detector
+    from vrs.detector.config import DetectorConfig
+    from vrs.detector.model import DetectorNet
+    from vrs.loading import load_reasoner
+
+    save_detector(DetectorNet(DetectorConfig()), tmp_path / "base")
+    with pytest.raises(ValueError, match="--level-heat needs --levels"):
+        train_detector(_spec(scenes, tmp_path / "bad", 2, level_heat=True))
+    out = train_detector(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "base", levels=4,
+                                 level_heat=True))
+    assert out["heat"] > 0 and "level" not in out  # no level logits to train
+    config = load_reasoner(tmp_path / "run").config
+    assert config.level_heat and config.levels == 4

@@ -1,0 +1,1 @@
+"""Training of the CLIPort-style actor (`ravens_env.cliport`): data, losses, evaluation."""

@@ -1,0 +1,1 @@
+"""Training of the detector behind the neuro-symbolic reasoner (`vrs.detector`)."""

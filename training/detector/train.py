@@ -1,0 +1,259 @@
+"""Train the neuro-symbolic reasoner's object detector with `accelerate`.
+
+    codeplan train perception --data data/vqa-train --val data/vqa-val --out runs/ns --steps 6000
+
+Supervision is dense (every visible object's centre, height and color, from the generator's
+scene annotations), so the detector learns in minutes on a CPU what an end-to-end VQA model
+learns from answers over millions of samples. AdamW with linear warmup and cosine decay; the
+batch order is a pure function of (seed, step), so a resumed run draws the same batches as an
+uninterrupted one. Every `checkpoint_every` steps the full state is saved under
+OUT/checkpoints/ (`--resume` continues from the latest); every `eval_every` steps detection
+figures on the validation scenes go to OUT/curve.csv. At the end the model is exported to OUT/
+as config.json + model.safetensors (`vrs.loading.load_reasoner(OUT)`).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+from tqdm import tqdm
+
+from training.detector.data import SceneImages
+from training.detector.eval import detection_metrics
+from training.detector.loss import detector_losses
+from training.ofa.data import parse_mix
+from training.schedules import cosine_with_warmup
+from training.state import (
+    STATE_FILE,
+    checkpoints_dir,
+    latest_checkpoint,
+    load_training_state,
+    save_training_state,
+)
+from vrs.detector.checkpoint import init_from, save_detector
+from vrs.detector.config import DetectorConfig
+from vrs.detector.model import DetectorNet
+
+# Settings a resumed run may change: more steps extend it (the cosine is recomputed).
+RESUMABLE_CHANGES = frozenset({"steps"})
+
+
+@dataclass
+class TrainDetectorSpec:
+    """Everything a detector training run depends on (the CLI fills it)."""
+
+    data: list[Path]
+    out: Path
+    steps: int
+    val: list[Path] = field(default_factory=list)
+    batch_size: int = 16
+    lr: float = 2e-3
+    warmup: int = 200
+    weight_decay: float = 1e-4
+    checkpoint_every: int = 500
+    eval_every: int = 500
+    resume: bool = False
+    seed: int = 0
+    limit: int | None = None  # images per split (smoke runs)
+    augment: bool = True  # left-right flips and photometric jitter
+    init: Path | None = None  # start from this detector checkpoint (fine-tuning)
+    levels: int | None = None  # support-level classes (None: the init model's, else none)
+    level_heat: bool = False  # blocks: one heatmap per support level (needs levels >= 2)
+    mix: str | None = None  # "split=weight,...", as `train vqa --mix`; None: every image alike
+    progress: bool = True
+
+    def recorded(self) -> dict:
+        """The settings a checkpoint records (JSON), checked again on --resume."""
+        return {"data": [str(d) for d in self.data], "steps": self.steps,
+                "batch_size": self.batch_size, "lr": self.lr, "warmup": self.warmup,
+                "weight_decay": self.weight_decay, "seed": self.seed, "limit": self.limit,
+                "augment": self.augment, "init": str(self.init) if self.init else None,
+                "levels": self.levels, "level_heat": self.level_heat,
+                "mix": canonical_mix(self.mix)}
+
+    def problems(self) -> list[str]:
+        """Why this spec cannot run (empty when it can)."""
+        out = [f"{n} must be at least 1, got {getattr(self, n)}"
+               for n in ("steps", "batch_size", "checkpoint_every", "eval_every")
+               if getattr(self, n) < 1]
+        if self.lr <= 0:
+            out.append(f"lr must be positive, got {self.lr}")
+        if self.level_heat and (self.levels or 0) < 2:
+            out.append("--level-heat needs --levels 2 or more (the heatmaps are per level)")
+        if self.init is not None and not (Path(self.init) / "model.safetensors").is_file():
+            out.append(f"--init {self.init} is not a detector checkpoint (no model.safetensors)")
+        return out
+
+
+def train_detector(spec: TrainDetectorSpec) -> dict:
+    """Train (or resume) to `spec.steps` and export; returns a summary with the last figures."""
+    if problems := spec.problems():
+        raise ValueError("; ".join(problems))
+    ckpt = _checkpoint_to_resume(spec)
+    config = _run_config(spec, ckpt)
+    Path(spec.out).mkdir(parents=True, exist_ok=True)
+    train = SceneImages(spec.data, config, limit=spec.limit)
+    val = SceneImages(spec.val, config, limit=spec.limit) if spec.val else None
+    accelerator = Accelerator()
+    set_seed(spec.seed)
+    model = DetectorNet(config)
+    if spec.init is not None and ckpt is None:
+        init_from(model, Path(spec.init))
+    opt = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
+    # Not prepared: accelerate would step a prepared scheduler once per process per step.
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: cosine_with_warmup(s, spec.warmup, spec.steps))
+    model, opt = accelerator.prepare(model, opt)
+    accelerator.register_for_checkpointing(sched)
+    start = load_training_state(accelerator, ckpt)["step"] if ckpt else 0
+    _truncate_curve(Path(spec.out) / "curve.csv", start)
+    begin = time.perf_counter()
+    last = _loop(accelerator, model, opt, sched, train, val, spec, start)
+    seconds = time.perf_counter() - begin
+    if accelerator.is_main_process:
+        save_detector(accelerator.unwrap_model(model), Path(spec.out), extra={
+            **spec.recorded(), "images": len(train), "device": str(accelerator.device),
+            "last": last})
+    return {"out": str(spec.out), "images": len(train), "start_step": start,
+            "steps": spec.steps, "seconds": round(seconds, 1),
+            "device": str(accelerator.device), **last}
+
+
+def _checkpoint_to_resume(spec: TrainDetectorSpec) -> Path | None:
+    """The checkpoint `--resume` continues from; refuses to clobber a run, or to resume one
+    whose settings differ (its batches and schedule would no longer be the run's)."""
+    ckpt = latest_checkpoint(spec.out)
+    if ckpt is not None and not spec.resume:
+        raise ValueError(f"{spec.out} already has training checkpoints (latest: {ckpt.name}); "
+                         "pass --resume to continue that run or choose another --out")
+    if ckpt is None:
+        if spec.resume:
+            print(f"--resume: no checkpoint under {checkpoints_dir(spec.out)}; starting at "
+                  "step 0", file=sys.stderr)
+        return None
+    saved = json.loads((ckpt / STATE_FILE).read_text()).get("spec")
+    if saved is not None:
+        # A setting added after that run was saved had its default there.
+        defaults = {f.name: f.default for f in dataclasses.fields(TrainDetectorSpec)}
+        saved = {k: saved.get(k, defaults.get(k)) for k in spec.recorded()}
+        diff = {k: (saved[k], v) for k, v in spec.recorded().items()
+                if k not in RESUMABLE_CHANGES and saved[k] != v}
+        if diff:
+            named = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in sorted(diff.items()))
+            raise ValueError(f"cannot resume {ckpt}: settings differ from that run ({named})")
+    return ckpt
+
+
+def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
+    """The detector's config: the checkpoint's on resume, else the init model's or the
+    default, with `spec.levels` when given."""
+    source = ckpt if ckpt is not None else spec.init
+    config = DetectorConfig()
+    if source is not None:
+        data = json.loads((Path(source) / "config.json").read_text())
+        data.pop("training", None)
+        config = DetectorConfig.from_json(data)
+    if ckpt is None and spec.levels is not None:
+        config = dataclasses.replace(config, levels=spec.levels, level_heat=spec.level_heat)
+    return config
+
+
+def _truncate_curve(path: Path, step: int) -> None:
+    """Drop curve rows past `step`: a resumed run re-measures them (no duplicate rows)."""
+    if not path.exists():
+        return
+    rows = list(csv.DictReader(path.open()))
+    keep = [r for r in rows if int(r["step"]) <= step]
+    if len(keep) == len(rows):
+        return
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(keep)
+
+
+def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Optimizer,
+          sched, train: SceneImages, val: SceneImages | None, spec: TrainDetectorSpec,
+          step: int) -> dict:
+    """Optimise from `step` to `spec.steps` with checkpoints and evaluations."""
+    config, last = train.config, {}
+    bar = tqdm(total=spec.steps, initial=min(step, spec.steps), desc="train perception",
+               unit="step", disable=not (spec.progress and accelerator.is_local_main_process))
+    start = time.perf_counter()
+    p = image_weights(train.splits, spec.mix)
+    while step < spec.steps:
+        model.train()
+        rng = np.random.default_rng([spec.seed, step, accelerator.process_index])
+        batch = train.batch(rng.choice(len(train), spec.batch_size, p=p).tolist(),
+                            rng if spec.augment else None)
+        batch = {k: v.to(accelerator.device) for k, v in batch.items()}
+        losses = detector_losses(model(batch["image"]), batch, config)
+        accelerator.backward(losses["loss"])
+        opt.step()
+        sched.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        last = {k: round(float(v.detach()), 4) for k, v in losses.items()}
+        bar.update(1)
+        bar.set_postfix(loss=last["loss"])
+        if val is not None and (step % spec.eval_every == 0 or step == spec.steps):
+            last.update(_evaluate(accelerator, model, val, spec, step, start))
+        if step % spec.checkpoint_every == 0 or step == spec.steps:
+            save_training_state(accelerator, spec.out, step, config,
+                                {"last": last, "spec": spec.recorded()})
+    bar.close()
+    return last
+
+
+def canonical_mix(mix: str | None) -> str | None:
+    """One spelling per mixture ("b=2,a=1" and "a=1.0, b=2" -> "a=1.0,b=2.0"), so that
+    --resume compares what a mix means, not how it was typed; unparseable text is kept as is
+    (the run itself rejects it, naming the problem)."""
+    if not mix:
+        return None
+    names = [part.partition("=")[0].strip() for part in mix.split(",") if part.strip()]
+    try:
+        weights = parse_mix(mix, names)
+    except ValueError:
+        return mix
+    return ",".join(f"{n}={w}" for n, w in sorted(weights.items()))
+
+
+def image_weights(splits: list[str], mix: str | None) -> np.ndarray | None:
+    """Sampling probability of each image (N,) so that split s is drawn with probability
+    weight_s / sum(weights), whatever its size; None (every image alike) without a mix. Why:
+    stacked blocks (block_stack) are the rare, hard case, and the support-level head learns
+    from them alone."""
+    if not mix:
+        return None
+    names = list(dict.fromkeys(splits))
+    weights = parse_mix(mix, names)
+    counts = {name: splits.count(name) for name in names}
+    p = np.array([weights.get(s, 0.0) / counts[s] for s in splits])
+    return p / p.sum()
+
+
+def _evaluate(accelerator: Accelerator, model: torch.nn.Module, val: SceneImages,
+              spec: TrainDetectorSpec, step: int, start: float) -> dict:
+    """Detection figures on the validation scenes, appended to OUT/curve.csv."""
+    metrics = detection_metrics(accelerator.unwrap_model(model), val)
+    row = {"step": step, "samples": step * spec.batch_size,
+           "seconds": round(time.perf_counter() - start, 1), **metrics}
+    path = Path(spec.out) / "curve.csv"
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+    return metrics

@@ -1,0 +1,1 @@
+"""Training of the OFA-style encoder-decoder VQA model (`vrs.ofa`)."""

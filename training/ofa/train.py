@@ -1,0 +1,347 @@
+"""Train the OFA-style VQA model (`vrs.ofa`) on `codeplan datagen vqa` data with `accelerate`.
+
+    codeplan train vqa --data data/vqa-train --val data/vqa-val --out runs/vqa-tiny \
+        --preset tiny --steps 20000 --batch-size 64 [--mix block_bowl=2,unseen=1] [--resume]
+
+Why these choices:
+  - One `Accelerator()`: the CPU here, several GPUs under `accelerate launch` (each process
+    draws its own batches from the mixture, seeded by (seed, process, step)).
+  - Teacher-forced cross-entropy over the answer tokens + EOS, as OFA trains VQA (but
+    averaged per question, so long object lists do not dominate); evaluation decodes as the
+    deployed reasoner does (trie-constrained greedy).
+  - AdamW with linear warmup then cosine decay to `min_lr_ratio` * lr. The default lr (5e-4)
+    is for training from scratch; the seed paper fine-tuned a pretrained OFA at 5e-5, which is
+    the value to use with `--init` (optionally `--freeze-encoder`, the paper's choice:
+    only the decoder learns).
+  - Resumable: every `save_every` steps OUT/checkpoints/step_N/ holds model, AdamW, the lr
+    schedule, RNG states and the counters (written under a temporary name, then renamed; see
+    `training.state`); `--resume` continues from the latest, and since batches are a
+    function of the step, the resumed run sees the batches the uninterrupted one would have.
+  - Learning curve: OUT/curve.jsonl (`training.ofa.eval`) every `eval_every` steps.
+  - Export: OUT/model/ (config.json + model.safetensors + tokenizer.json), loadable with
+    `vrs.loading.load_reasoner("OUT/model")`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+from tqdm import tqdm
+
+from training.ofa.data import (
+    IGNORE,
+    MixtureSampler,
+    collate,
+    dataset_splits,
+    holdout,
+    load_splits,
+    parse_mix,
+)
+from training.ofa.eval import Curve, eval_picks, evaluate, question_only_baseline
+from training.schedules import cosine_with_warmup
+from training.state import latest_checkpoint, load_training_state, save_training_state
+from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
+from vrs.ofa.config import PRESETS, OfaConfig, preset
+from vrs.ofa.model import OfaVqa, count_parameters
+from vrs.ofa.tokenizer import QuestionTokenizer, train_tokenizer
+from vrs.ofa.trie import build_tries
+
+PAPER_FINETUNE_LR = 5e-5  # the seed paper's VQA fine-tuning lr for a pretrained OFA
+
+
+@dataclass
+class TrainOfaSpec:
+    """Everything a training run depends on (the CLI fills it)."""
+
+    data: list[Path]
+    out: Path
+    steps: int
+    val: Path | None = None  # held-out dataset; None: hold out `holdout` of the training images
+    mix: str | None = None  # "split=weight,..."; None: every split of the data, weight 1
+    preset: str = "tiny"
+    batch_size: int = 64  # questions per optimizer step (per process)
+    questions_per_image: int = 8  # questions sharing one image encoding in a batch
+    lr: float = 5e-4
+    warmup: int = 500  # steps of linear warmup
+    min_lr_ratio: float = 0.05  # the cosine ends at this fraction of lr
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0
+    label_smoothing: float = 0.0
+    freeze_encoder: bool = False
+    init: Path | None = None  # start from this checkpoint directory (fine-tuning)
+    resume: bool = False
+    eval_every: int = 1000
+    eval_questions: int = 2000  # 0: every held-out question
+    holdout: float = 0.05
+    save_every: int = 1000
+    keep_checkpoints: int = 2
+    seed: int = 0
+    threads: int = 1  # torch CPU threads (1: measured fastest on the shared 2-core machine);
+    # 0 leaves torch's default (all cores)
+    log_every: int = 50
+    config_overrides: dict = field(default_factory=dict)  # any OfaConfig field (tests, sweeps)
+    progress: bool = True
+
+    def problems(self) -> list[str]:
+        """Why this spec cannot run (empty when it can); reads only small json files."""
+        out = [f"{n} must be at least 1, got {getattr(self, n)}" for n in
+               ("steps", "batch_size", "questions_per_image", "eval_every", "save_every",
+                "log_every") if getattr(self, n) < 1]
+        out += [f"{n} must be >= 0, got {getattr(self, n)}" for n in
+                ("warmup", "eval_questions", "threads", "weight_decay", "label_smoothing")
+                if getattr(self, n) < 0]
+        if not self.lr > 0:
+            out.append(f"lr must be positive, got {self.lr}")
+        if not 0 <= self.holdout < 1:
+            out.append(f"holdout must be in [0, 1), got {self.holdout}")
+        if self.preset not in PRESETS:
+            out.append(f"unknown preset {self.preset!r}; presets: {', '.join(PRESETS)}")
+        return out + self._data_problems()
+
+    def _data_problems(self) -> list[str]:
+        out, splits = [], []
+        if not self.data:
+            out.append("no --data directory given")
+        for d in self.data:
+            try:
+                splits += dataset_splits(d)
+            except ValueError as e:
+                out.append(f"--data: {e}")
+        if self.val is not None:
+            try:
+                dataset_splits(self.val)
+            except ValueError as e:
+                out.append(f"--val: {e}")
+        if splits:
+            try:
+                parse_mix(self.mix, list(dict.fromkeys(splits)))
+            except ValueError as e:
+                out.append(str(e))
+        if self.init is not None and not (Path(self.init) / "config.json").is_file():
+            out.append(f"--init {self.init} is not a checkpoint directory (no config.json)")
+        return out
+
+    def check(self) -> None:
+        """Raise ValueError naming every problem."""
+        problems = self.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
+def vqa_loss(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+             label_smoothing: float = 0.0) -> torch.Tensor:
+    """Teacher-forced cross-entropy over answer tokens + EOS, averaged per question first, then
+    over questions: a 20-token object list weighs as much as a 2-token "yes" (a plain token
+    average would let list_objects questions dominate the gradient)."""
+    logits = model(batch["images"], batch["image_index"], batch["questions"],
+                   batch["answer_in"])  # (B, T, V)
+    target = batch["answer_out"]  # (B, T), IGNORE on padding
+    per_token = F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=IGNORE,
+                                label_smoothing=label_smoothing, reduction="none")
+    per_token = per_token.view(target.shape)  # (B, T), 0 where ignored
+    tokens = (target != IGNORE).sum(dim=1).clamp(min=1)  # (B,)
+    return (per_token.sum(dim=1) / tokens).mean()
+
+
+def build_model(spec: TrainOfaSpec, ckpt: Path | None) -> tuple[OfaVqa, QuestionTokenizer]:
+    """The model and tokenizer to train: a resumed run's (weights come with its state), an
+    --init checkpoint's, or a fresh preset with a freshly trained tokenizer."""
+    out = Path(spec.out)
+    if ckpt is not None:
+        tokenizer = QuestionTokenizer.load(out / "tokenizer.json")
+        return OfaVqa(OfaConfig.load(ckpt / "config.json")), tokenizer
+    if spec.init is not None:
+        model, tokenizer = load_checkpoint(spec.init)
+        if spec.config_overrides:
+            raise ValueError("config overrides cannot change an --init checkpoint's model")
+    else:
+        tokenizer = train_tokenizer()
+        config = preset(spec.preset, vocab_size=tokenizer.vocab_size, **spec.config_overrides)
+        model = OfaVqa(config)
+    tokenizer.save(out / "tokenizer.json")  # the run's tokenizer, read back on --resume
+    return model.train(), tokenizer
+
+
+def _optimizer(model: OfaVqa, spec: TrainOfaSpec) -> torch.optim.Optimizer:
+    """AdamW over the trainable parameters; no weight decay on biases, norms and the learned
+    position tables (`*_pos`, `stem.row_embed`, `stem.col_embed`)."""
+    if spec.freeze_encoder:
+        for p in model.encoder_parameters():
+            p.requires_grad_(False)
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    decay = [p for n, p in named if p.ndim >= 2 and not n.endswith(("_pos", "_embed"))]
+    rest = [p for n, p in named if not (p.ndim >= 2 and not n.endswith(("_pos", "_embed")))]
+    groups = [{"params": decay, "weight_decay": spec.weight_decay},
+              {"params": rest, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=spec.lr, betas=(0.9, 0.999), eps=1e-8)
+
+
+def _data(spec: TrainOfaSpec, tokenizer: QuestionTokenizer) -> tuple[dict, dict, dict]:
+    """(train splits, mixture weights, held-out splits)."""
+    known = list(dict.fromkeys(s for d in spec.data for s in dataset_splits(d)))
+    weights = parse_mix(spec.mix, known)
+    splits = load_splits(spec.data, tokenizer, names=list(weights))
+    if spec.val is not None:
+        return splits, weights, load_splits([spec.val], tokenizer)
+    train, held = holdout(splits, spec.holdout)
+    return train, weights, held
+
+
+@dataclass
+class Run:
+    """What one training process holds while it runs."""
+
+    spec: TrainOfaSpec
+    accelerator: Accelerator
+    model: torch.nn.Module
+    tokenizer: QuestionTokenizer
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LambdaLR
+    sampler: MixtureSampler
+    eval_set: list
+    curve: Curve
+    counters: dict  # step, samples, wall_s, train_s (cumulative over resumptions)
+
+
+def _setup(spec: TrainOfaSpec) -> Run:
+    out = Path(spec.out)
+    out.mkdir(parents=True, exist_ok=True)
+    accelerator = Accelerator()
+    set_seed(spec.seed)
+    ckpt = latest_checkpoint(out)
+    if ckpt is not None and not spec.resume:
+        raise ValueError(f"{out} already has training checkpoints (latest: {ckpt.name}); "
+                         "pass --resume to continue that run or choose another --out")
+    model, tokenizer = build_model(spec, ckpt)
+    train, weights, held = _data(spec, tokenizer)
+    sampler = MixtureSampler(train, weights, spec.batch_size, spec.questions_per_image,
+                             seed=(spec.seed, accelerator.process_index))
+    optimizer = _optimizer(model, spec)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: cosine_with_warmup(s, spec.warmup, spec.steps, spec.min_lr_ratio))
+    model, optimizer = accelerator.prepare(model, optimizer)
+    accelerator.register_for_checkpointing(scheduler)
+    counters = {"step": 0, "samples": 0, "wall_s": 0.0, "train_s": 0.0}
+    curve = Curve(out / "curve.jsonl")
+    eval_set = eval_picks(held, spec.eval_questions, seed=spec.seed)
+    if ckpt is not None:
+        state = load_training_state(accelerator, ckpt)
+        counters = {k: state[k] for k in counters}
+        if accelerator.is_main_process:
+            curve.truncate_after(counters["step"])
+            Curve(out / "train_log.jsonl").truncate_after(counters["step"])
+    elif accelerator.is_main_process:
+        curve.path.unlink(missing_ok=True)
+        (out / "train_log.jsonl").unlink(missing_ok=True)
+        curve.append({"baseline": {"question_only": question_only_baseline(train, eval_set),
+                                   "train_images": {n: len(s.images) for n, s in train.items()},
+                                   "eval_images": len(eval_set), "mix": weights}})
+    return Run(spec, accelerator, model, tokenizer, optimizer, scheduler, sampler, eval_set,
+               curve, counters)
+
+
+def train_ofa(spec: TrainOfaSpec, on_step: Callable[[int], None] | None = None) -> dict:
+    """Train (or resume) until `spec.steps`, evaluate, export OUT/model; returns a summary.
+    `on_step(step)` is called after every optimizer step (tests use it to interrupt a run)."""
+    spec.check()
+    if spec.threads:
+        torch.set_num_threads(spec.threads)
+    run = _setup(spec)
+    start = run.counters["step"]
+    _loop(run, on_step)
+    acc = run.accelerator
+    model = acc.unwrap_model(run.model)
+    summary = {"out": str(spec.out), "model": str(Path(spec.out) / "model"),
+               "preset": model.config.preset, "parameters": count_parameters(model),
+               "start_step": start, **run.counters, "device": str(acc.device),
+               "processes": acc.num_processes, "threads": torch.get_num_threads()}
+    summary["samples_per_s"] = round(run.counters["samples"] / max(run.counters["train_s"],
+                                                                   1e-9), 2)  # over all runs
+    if acc.is_main_process:
+        save_checkpoint(Path(spec.out) / "model", model, run.tokenizer)
+        evals = [r for r in run.curve.records() if "step" in r]
+        summary["last_eval"] = evals[-1] if evals else None
+        (Path(spec.out) / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    acc.wait_for_everyone()
+    return summary
+
+
+def _loop(run: Run, on_step: Callable[[int], None] | None) -> None:
+    """Optimise from the current step to spec.steps: log, evaluate, checkpoint."""
+    spec, acc, c = run.spec, run.accelerator, run.counters
+    model = run.model.train()
+    config = acc.unwrap_model(model).config
+    tok, log = run.tokenizer, Path(spec.out) / "train_log.jsonl"
+    bar = tqdm(total=spec.steps, initial=min(c["step"], spec.steps), desc="train vqa",
+               unit="step", disable=not (spec.progress and acc.is_local_main_process))
+    losses: list[float] = []
+    if c["step"] == 0:
+        _evaluate(run, float("nan"))
+    while c["step"] < spec.steps:
+        begin = time.perf_counter()
+        picks = run.sampler.batch(c["step"])
+        batch = {k: v.to(acc.device) for k, v in
+                 collate(picks, config, tok.pad_id, tok.bos_id, tok.eos_id).items()}
+        loss = vqa_loss(model, batch, spec.label_smoothing)
+        acc.backward(loss)
+        if spec.grad_clip > 0:
+            acc.clip_grad_norm_(model.parameters(), spec.grad_clip)
+        run.optimizer.step()
+        run.scheduler.step()
+        run.optimizer.zero_grad(set_to_none=True)
+        seconds = time.perf_counter() - begin
+        c["step"] += 1
+        c["samples"] += len(batch["questions"]) * acc.num_processes
+        c["train_s"] += seconds
+        c["wall_s"] += seconds
+        losses.append(float(loss.detach()))
+        bar.update(1)
+        bar.set_postfix(loss=f"{losses[-1]:.3f}", sps=f"{len(batch['questions']) / seconds:.0f}")
+        if c["step"] % spec.log_every == 0 and acc.is_main_process:
+            with log.open("a") as f:
+                f.write(json.dumps({"step": c["step"], "loss": round(losses[-1], 4),
+                                    "lr": run.scheduler.get_last_lr()[0],
+                                    "samples": c["samples"],
+                                    "train_s": round(c["train_s"], 2)}) + "\n")
+        if c["step"] % spec.eval_every == 0 or c["step"] == spec.steps:
+            _evaluate(run, sum(losses) / len(losses) if losses else float("nan"))
+            losses = []
+        if c["step"] % spec.save_every == 0 or c["step"] == spec.steps:
+            _save(run)
+        if on_step is not None:
+            on_step(c["step"])
+    bar.close()
+
+
+def _evaluate(run: Run, loss: float) -> None:
+    """One curve line (main process; the others wait); its time counts in wall_s only."""
+    acc, c = run.accelerator, run.counters
+    begin = time.perf_counter()
+    if acc.is_main_process and run.eval_set:
+        model = acc.unwrap_model(run.model)
+        result = evaluate(model, run.tokenizer, build_tries(run.tokenizer), run.eval_set)
+        run.curve.append({"step": c["step"], "samples": c["samples"],
+                          "wall_s": round(c["wall_s"], 2), "train_s": round(c["train_s"], 2),
+                          "loss": None if math.isnan(loss) else round(loss, 4),
+                          "lr": run.scheduler.get_last_lr()[0], **result})
+    acc.wait_for_everyone()
+    c["wall_s"] += time.perf_counter() - begin
+
+
+def _save(run: Run) -> None:
+    spec = run.spec
+    extra = {**run.counters, "spec": {k: str(v) if isinstance(v, Path) else v
+                                      for k, v in vars(spec).items()}}
+    extra["spec"]["data"] = [str(d) for d in spec.data]
+    config = run.accelerator.unwrap_model(run.model).config
+    save_training_state(run.accelerator, spec.out, run.counters["step"], config, extra,
+                        keep=spec.keep_checkpoints)
