@@ -1,12 +1,12 @@
 """The local OpenAI-compatible LLM server (llama.cpp's own, from the `xllamacpp` wheel).
 
-Why a child process: `xllamacpp.Server` runs llama.cpp's server on threads inside the process
-that creates it, has no stop method (only its destructor stops it), and installs its own
-SIGINT/SIGTERM handlers over Python's, so Ctrl-C would no longer raise KeyboardInterrupt. Run
-there, it would hijack codeplan's own signals and could only be freed by dropping every
-reference. So it runs in a child Python process in its own session: the child prints the
-address it listens on once the model is loaded, then blocks reading its stdin; closing that pipe
-(or the parent dying) makes it exit, and a process-group SIGKILL backs that up.
+Why a child process: in this xllamacpp `Server(params)` runs llama.cpp's server on threads of the
+process that creates it, holds the GIL for the whole model load (every other Python thread stops
+for seconds), has no stop method (only its destructor stops it, once the last reference is gone),
+and reports any load failure as one generic RuntimeError with the cause only in llama.cpp's log.
+So it runs in a child Python process in its own session: the child prints the address it listens
+on once the model is loaded, then blocks reading its stdin; closing that pipe (or the parent
+dying) makes it exit at once, and a process-group SIGKILL backs that up.
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ class LocalLLMServer:
             line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise self._failure(
-                f"did not load the model within {self.ready_timeout_s:.0f} s") from None
+                f"no model loaded within {self.ready_timeout_s:.0f} s") from None
         try:
             report = json.loads(line) if line.strip() else {}
         except ValueError:
@@ -200,8 +200,10 @@ class LocalLLMServer:
                 time.sleep(0.2)
 
     def _failure(self, why: str) -> LLMServerError:
-        return LLMServerError(f"the local LLM server ({self.model_path}) {why}; "
-                              f"its log: {self.log_path}")
+        said = _log_error(self.log_path) if self.log_path else ""
+        said = f" (llama.cpp: {said})" if said else ""
+        return LLMServerError(f"the local LLM server for {self.model_path} did not start: "
+                              f"{why}{said}; its log: {self.log_path}")
 
 
 def _first_model_id(body: object) -> str:
@@ -210,3 +212,14 @@ def _first_model_id(body: object) -> str:
     if isinstance(data, list) and data and isinstance(data[0], dict):
         return str(data[0].get("id") or "")
     return ""
+
+
+def _log_error(log: Path) -> str:
+    """The most telling error line of llama.cpp's log: the model-loading one, else the last."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    errors = [ln.split(" E ", 1)[1].strip() for ln in lines if " E " in ln]
+    loading = [e for e in errors if "error loading model" in e]
+    return ((loading or errors or [""])[-1])[:300]

@@ -18,6 +18,10 @@ print("config " + json.dumps(cfg, sort_keys=True), file=sys.stderr, flush=True)
 print(f"pid {os.getpid()}", file=sys.stderr, flush=True)
 MODE = "@MODE@"
 if MODE == "error":
+    print("0.00.010.256 E gguf_init_from_reader: failed to read header", file=sys.stderr)
+    print("0.00.010.285 E llama_model_load: error loading model: bad header", file=sys.stderr)
+    print("0.00.016.111 E srv          init: exiting due to model loading error",
+          file=sys.stderr, flush=True)
     print(json.dumps({"error": "Failed to init server, please check the input params."}),
           flush=True)
     sys.exit(1)
@@ -55,3 +59,9 @@ def fake_child(monkeypatch):
 
     use()
     return use
+
+
+@pytest.fixture
+def fake_child_script():
+    """The fake child's source in its ordinary mode, for tests that start their own parent."""
+    return FAKE_CHILD.replace("@MODE@", "ok")

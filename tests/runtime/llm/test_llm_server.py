@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import socket
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -25,13 +29,23 @@ from runtime.llm.server import (
     require_runtime,
 )
 
+ROOT = Path(__file__).resolve().parents[3]
+
 
 def _gone(pid: int) -> bool:
+    """No such process, or only a zombie left for init to reap."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
         return True
-    return False
+    return state in ("Z", "X")
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _gone(pid)
 
 
 def _port_closed(base_url: str) -> bool:
@@ -75,10 +89,31 @@ def test_a_child_that_ignores_its_closed_stdin_is_killed(tmp_path, fake_child, m
     monkeypatch.setattr(server, "_STOP_GRACE_S", 0.5)
     srv = LocalLLMServer(tmp_path / "m.gguf").start()
     pid, base_url = srv.pid, srv.base_url
-    started = time.monotonic()
-    srv.stop()
-    assert time.monotonic() - started < 5
+    stopper = threading.Thread(target=srv.stop, daemon=True)
+    stopper.start()
+    stopper.join(timeout=5)
+    if stopper.is_alive():
+        os.kill(pid, signal.SIGKILL)  # clean up before failing
+    assert not stopper.is_alive(), "stop() did not return"
     assert _gone(pid) and _port_closed(base_url)
+
+
+def test_the_child_exits_when_its_parent_dies_without_stopping_it(tmp_path, fake_child_script):
+    log = tmp_path / "server.log"
+    parent = (
+        "import os\n"
+        "from pathlib import Path\n"
+        "from runtime.llm import server\n"
+        "server.require_runtime = lambda: None\n"
+        f"server._CHILD = {fake_child_script!r}\n"
+        f"srv = server.LocalLLMServer(Path({str(tmp_path / 'm.gguf')!r}),\n"
+        f"                            log_path=Path({str(log)!r})).start()\n"
+        "print(srv.pid, srv.base_url, flush=True)\n"
+        "os._exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", parent], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=True)
+    pid, base_url = done.stdout.split()
+    assert _wait_gone(int(pid), timeout=10) and _port_closed(base_url)
 
 
 def test_a_model_the_runtime_cannot_load_is_a_clear_error_naming_the_log(tmp_path, fake_child):
@@ -87,6 +122,7 @@ def test_a_model_the_runtime_cannot_load_is_a_clear_error_naming_the_log(tmp_pat
     with pytest.raises(LLMServerError, match="Failed to init server") as err:
         srv.start()
     assert str(tmp_path / "m.gguf") in str(err.value)
+    assert "(llama.cpp: llama_model_load: error loading model: bad header)" in str(err.value)
     log = Path(str(err.value).rsplit("its log: ", 1)[1])
     assert log.is_file() and "config " in log.read_text()
     assert srv.pid is None
@@ -100,7 +136,7 @@ def test_a_server_that_never_gets_ready_is_stopped_at_the_deadline(
     log = tmp_path / "server.log"
     srv = LocalLLMServer(tmp_path / "m.gguf", ready_timeout_s=1.0, log_path=log)
     started = time.monotonic()
-    with pytest.raises(LLMServerError, match="did not load the model within 1 s"):
+    with pytest.raises(LLMServerError, match="no model loaded within 1 s"):
         srv.start()
     assert time.monotonic() - started < 10
     pid = int(re.search(r"^pid (\d+)$", log.read_text(), re.M).group(1))
@@ -137,6 +173,8 @@ def test_the_packaged_model_answers_a_chat_completion_and_the_server_stops():
             model=srv.model_id, max_tokens=16, temperature=0,
             messages=[{"role": "user", "content": "Write a Python comment that says hello."}])
         pid, base_url = srv.pid, srv.base_url
+        stopping = time.monotonic()
+    assert time.monotonic() - stopping < server._STOP_GRACE_S / 2  # left on its own, not killed
     assert reply.choices[0].message.content.strip()
     assert 0 < reply.usage.completion_tokens <= 16
     assert _gone(pid) and _port_closed(base_url)
