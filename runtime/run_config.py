@@ -50,16 +50,19 @@ class RunResult:
     situations: str
     believed_done: bool
     failure_reason: str | None
-    counts: dict[str, int]
+    counts: dict[str, float]  # integers, except llm_s (seconds spent waiting for the LLM)
     wall_s: float
     final_scene: dict[str, Any]
     plans: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """All fields, plus the headline counts at the top level for quick `jq` access."""
+        """All fields, plus the headline counts at the top level for quick `jq` access
+        (the LLM's calls, tokens and seconds among them: 0 for a planner with no LLM)."""
         d = asdict(self)
         for key in ("actions", "retries", "replans", "questions"):
             d[key] = self.counts[key]
+        for key in ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s"):
+            d[key] = self.counts.get(key, 0)
         return d
 
 

@@ -7,7 +7,15 @@ from typing import Protocol
 
 
 class PlannerError(RuntimeError):
-    """The planner could not produce a codeplan; the message says why, for a person."""
+    """The planner could not produce a codeplan; the message says why, for a person.
+
+    `exchanges` are the LLM calls made on the way (see `Codeplan.exchanges`): a failed call
+    still cost tokens and seconds, and its raw reply is what a person needs to see.
+    """
+
+    def __init__(self, message: str, exchanges: list[dict] | None = None) -> None:
+        super().__init__(message)
+        self.exchanges: list[dict] = list(exchanges or [])
 
 
 @dataclass
@@ -36,6 +44,9 @@ class Codeplan:
     latency_s: float = 0.0
     reply: str | None = None  # the raw LLM reply the source was extracted from
     notes: str = ""
+    # Every LLM call behind this codeplan: messages, parameters, model, tokens, latency, raw
+    # reply (or error). The runner writes each into the trace as an `llm_exchange` event.
+    exchanges: list[dict] = field(default_factory=list)
 
 
 class Planner(Protocol):

@@ -4,13 +4,17 @@ Prompts live in files so that they can be read, diffed and tuned without touchin
 Placeholders use `string.Template` syntax (`$name`), not `str.format`, because the prompts
 hold Python code whose braces must stay literal; a literal dollar sign is written `$$`.
 
-    planner_system.txt    $api, $examples                 (system message; $api is
-                                                          `primitives.describe_api()`: the
-                                                          primitives' own signatures and
-                                                          docstrings)
-    planner_examples.txt  none                            (few-shot codeplans)
-    planner_task.txt      $instruction, $objects, $facts  (user message, first codeplan)
-    planner_recovery.txt  $instruction, $objects, $facts, $attempt, $feedback, $previous
+    planner_system.txt    $examples (optional $api: `primitives.describe_api()`, the
+                          primitives' own signatures and docstrings, for a large model)
+    planner_examples.txt  none        (few-shot codeplans)
+    planner_task.txt      $instruction, $scene, $facts (optional $objects)  (first codeplan)
+    planner_recovery.txt  the same, plus $attempt, $feedback, $previous
+
+Why the scene is written as prose ("blocks: ...; bowls: ...", "Now: red block is in blue
+bowl") and blocks on the table are left out: a 1.5B model copied the old `Facts: red block on
+table` lines into a plan that stacked onto 'table', and the facts read like a few-shot example.
+The system prompt is compact (about 600 tokens, see docs) so that it stays in the server's
+prompt cache and a call on one CPU core takes seconds.
 
 `prompts` is a package whose `.txt` files are package data, so the files are found the same
 way in a source checkout, an editable install and a wheel.
@@ -51,19 +55,42 @@ def format_facts(facts: list[tuple[str, str, str]]) -> str:
     return "; ".join(" ".join(str(x) for x in f) for f in facts) or "none"
 
 
+def format_scene(objects: list[str]) -> str:
+    """"blocks 'red block', 'blue block'; bowls 'blue bowl'" (plus other objects). Why quoted
+    names: the examples loop over a list, and a small model copies a list reliably where it
+    dropped the fourth of four hand-written lines; why not a Python list: the model then took
+    `blocks` for a variable that already exists and never defined it."""
+    blocks = [o for o in objects if o.endswith("block")]
+    bowls = [o for o in objects if o.endswith("bowl")]
+    other = [o for o in objects if o not in blocks and o not in bowls]
+    groups = [("blocks", blocks), ("bowls", bowls)] + ([("other", other)] if other else [])
+    return "; ".join(f"{name} " + (", ".join(repr(o) for o in items) or "none")
+                     for name, items in groups)
+
+
+def format_now(facts: list[tuple[str, str, str]]) -> str:
+    """'red block is in blue bowl; green block is on red block.' Blocks on the table are left
+    out (see the module docstring); 'no block is in a bowl or on a block.' when none is."""
+    moved = [f"{s} is {r} {o}" for s, r, o in facts if o != "table"]
+    return "; ".join(moved) + "." if moved else "no block is in a bowl or on a block."
+
+
 def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[dict[str, str]]:
     """Chat messages for one planner call: the system prompt (rules, API, examples), then the
-    task, or for a recovery attempt the feedback and the previous codeplan."""
+    task, or for a recovery attempt the feedback first, then the previous codeplan and the
+    scene as it is now."""
     system = render("planner_system.txt", directory,
                     api="The API (the only functions a codeplan may call):\n\n"
                     + primitives.describe_api().strip(),
                     examples=load_prompt("planner_examples.txt", directory).strip())
     scene = {"instruction": request.instruction, "objects": ", ".join(request.objects) or "none",
-             "facts": format_facts(request.facts)}
+             "scene": format_scene(request.objects), "facts": format_now(request.facts)}
     if request.attempt == 0:
         user = render("planner_task.txt", directory, **scene)
     else:
-        feedback = "\n".join(f"{i}. {f}" for i, f in enumerate(request.feedback, 1)) or "none"
+        feedback = request.feedback[-1] if request.feedback else "none"
+        if len(request.feedback) > 1:
+            feedback += "\n(Before that: " + "; ".join(request.feedback[:-1]) + ")"
         previous = request.previous[-1].strip() if request.previous else "# (none)"
         user = render("planner_recovery.txt", directory, **scene, attempt=request.attempt,
                       feedback=feedback, previous=previous)

@@ -14,6 +14,7 @@ from runtime.planners.base import Planner
 PLANNERS = {  # name -> (module, class)
     "offline": ("runtime.planners.offline", "OfflinePlanner"),
     "openai": ("runtime.planners.openai_planner", "OpenAIPlanner"),
+    "llm": ("runtime.planners.local_llm", "LocalLLMPlanner"),  # the packaged local model
     "file": ("runtime.planners.file_planner", "FilePlanner"),
 }
 

@@ -1,5 +1,6 @@
-"""The OpenAI-compatible planner against a real local HTTP server speaking chat completions,
-through the real `openai` client (no mocks between the planner and the socket)."""
+"""The OpenAI-compatible planner against a real local HTTP server (127.0.0.1) speaking chat
+completions, through the planner's own HTTP client (no mocks between the planner and the
+socket): reply shapes, malformed replies, retries, the whole-call deadline, exchanges."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ class ChatServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
     def reply(self, content: str | None, usage: dict | None = None, status: int = 200,
-              body: dict | None = None, delay_s: float = 0.0) -> None:
+              body: dict | bytes | None = None, delay_s: float = 0.0) -> None:
         if body is None:
             body = completion(content, usage)
         self.replies.append((status, body, delay_s))
@@ -71,8 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
         time.sleep(delay)
         self._send(status, reply)
 
-    def _send(self, status: int, body: dict) -> None:
-        data = json.dumps(body).encode()
+    def _send(self, status: int, body: dict | bytes) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -137,21 +138,28 @@ def test_the_request_carries_the_prompt_instruction_objects_and_facts(chat):
     system, user = body["messages"]
     assert system["role"] == "system" and "tell_planner" in system["content"]
     assert "from reasoning_actions import" in system["content"]  # the API
-    assert "Instruction: put the blocks in the bowls with matching colors" in system["content"]
+    assert "Instruction: put each block in a bowl of another color" in system["content"]
     assert user["role"] == "user"
     assert "Instruction: put the red block in the blue bowl" in user["content"]
-    assert "Objects: red block, blue bowl, green block" in user["content"]
-    assert "Facts: red block on table" in user["content"]
+    assert "Scene: blocks 'red block', 'green block'; bowls 'blue bowl'" in user["content"]
+    # blocks on the table are not listed: "on table" facts taught a 1.5B model 'table' moves
+    assert "table" not in user["content"]
+    assert "Now: no block is in a bowl or on a block." in user["content"]
+    assert body["max_tokens"] == 400 and "\nInstruction:" in body["stop"]
+    assert "seed" not in body and "grammar" not in body
 
 
 def test_recovery_prompt_carries_feedback_and_previous_codeplan(chat):
     previous = "put_first_on_second('red block', 'blue bowl')\ntell_planner('done')"
     planner_for(chat).plan(request(feedback=["an action kept failing: red block in blue bowl"],
                                    previous=[previous], attempt=1))
-    user = chat.requests[0]["body"]["messages"][-1]["content"]
-    assert "recovery attempt 1" in user
-    assert "1. an action kept failing: red block in blue bowl" in user
-    assert previous in user and "does only what is left" in user
+    sent = chat.requests[0]["body"]
+    user = sent["messages"][-1]["content"]
+    assert user.startswith("Your codeplan below did not finish the task.")  # feedback first
+    assert "What went wrong: an action kept failing: red block in blue bowl" in user
+    assert previous in user and "do not\nmove blocks that are already" in user
+    # a recovery samples (at temperature 0 it returned the failed code byte for byte)
+    assert sent["temperature"] == 0.7 and sent["seed"] == 1
 
 
 def test_unfenced_python_reply_is_used_and_missing_usage_counts_zero(chat):
@@ -163,15 +171,21 @@ def test_unfenced_python_reply_is_used_and_missing_usage_counts_zero(chat):
 def test_server_error_is_a_planner_error_with_the_server_message(chat):
     chat.reply(None, status=500, body={"error": {"message": "model overloaded",
                                                  "type": "server_error"}})
-    with pytest.raises(PlannerError, match="answered HTTP 500: model overloaded"):
+    with pytest.raises(PlannerError, match="answered HTTP 500: model overloaded") as e:
         planner_for(chat).plan(request())
     assert len(chat.requests) == 1  # max_retries=0: no retry
+    (exchange,) = e.value.exchanges  # the failed call is still recorded
+    assert exchange["status"] == 500 and "model overloaded" in exchange["error"]
 
 
-def test_non_code_reply_is_a_planner_error(chat):
+def test_non_code_reply_is_asked_once_more_then_a_planner_error(chat):
     chat.reply("I'm sorry, I cannot help with moving blocks today.")
-    with pytest.raises(PlannerError, match="reply has no code"):
+    chat.reply("Still no.")
+    with pytest.raises(PlannerError, match="reply has no code") as e:
         planner_for(chat).plan(request())
+    assert [x["reply"] for x in e.value.exchanges] == [
+        "I'm sorry, I cannot help with moving blocks today.", "Still no."]
+    assert chat.requests[1]["body"]["temperature"] == 0.7  # the second ask samples
 
 
 def test_empty_reply_is_a_planner_error(chat):
@@ -203,7 +217,7 @@ def test_missing_key_for_openai_is_a_planner_error(monkeypatch):
     with pytest.raises(PlannerError, match="OPENAI_API_KEY is not set"):
         OpenAIPlanner("gpt-4o-mini")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    assert OpenAIPlanner("gpt-4o-mini").client.api_key == "sk-test"
+    assert OpenAIPlanner("gpt-4o-mini").api_key == "sk-test"
     with pytest.raises(PlannerError, match="needs a model"):
         OpenAIPlanner("")
 
@@ -218,6 +232,16 @@ def test_missing_key_for_openai_is_a_planner_error(monkeypatch):
     (CODE, CODE),
     ("```python\nput_first_on_second('red block',\n```", "put_first_on_second('red block',\n"),
     ("done", None),  # parses as Python but does nothing
+    # issue 19: unfenced code, its closing fence, then a made-up next example
+    ("import x\nx.go()\n```\n\nInstruction: next\n```python\nprint(1)\n```\n",
+     "import x\nx.go()\n"),
+    # unfenced code running on into a new example (the heading parses as an annotation)
+    ("import x\nx.go()\n\nInstruction: next\nObjects: a, b\n", "import x\nx.go()\n"),
+    # a fenced block, then a run-on example with its own block: the first one
+    (f"```python\n{CODE}```\n\nInstruction: more\n```python\nprint(2)\n```", CODE),
+    (f"Here is the plan:\n{CODE}This puts the block away.", CODE),  # prose around
+    (f"<think>first the red block\n{CODE}", None),  # unclosed reasoning: no answer yet
+    (f"<think>plan it</think>\n{CODE}", CODE),
     ("I cannot do that.", None),
     ("```\n\n```", None),
 ])
@@ -248,17 +272,13 @@ def test_prompts_dir_swaps_the_prompt_files(chat, tmp_path):
                    "blue bowl, green block"
 
 
-def test_system_prompt_shows_every_primitive_with_its_docstring():
-    import inspect
-
+def test_system_prompt_shows_every_primitive():
     import primitives
 
     system = build_messages(request())[0]["content"]
     for module, functions in primitives.sandbox_api().items():
-        assert f"from {module} import" in system
-        for name, fn in functions.items():
-            first_line = inspect.getdoc(fn).splitlines()[0]
-            assert f"def {name}(" in system and first_line in system, name
+        line = next(ln for ln in system.splitlines() if ln.startswith(f"from {module} import"))
+        assert line.split("#")[0].split("import ")[1].strip() == ", ".join(functions), module
 
 
 def test_few_shot_examples_are_valid_codeplans():
@@ -269,3 +289,157 @@ def test_few_shot_examples_are_valid_codeplans():
     assert len(blocks) >= 3
     for block in blocks:
         compile_codeplan(block.split("```")[0])
+    # no example moves anything onto the table (a 1.5B model copied such an example)
+    assert "'table')" not in text
+
+
+# -- the robust client (issue 19, item 5) ---------------------------------------------------
+
+@pytest.mark.parametrize(("body", "what"), [
+    (completion(None) | {"choices": [{"index": 0, "message": {"content": 42}}]},
+     "message content is a int, not text"),
+    (completion(None) | {"choices": [{"index": 0, "message": {"content": ["a", "b"]}}]},
+     "message content is a list, not text"),
+    (completion(None) | {"choices": ["```python\nx()\n```"]}, "choice 0 is a str"),
+    (completion(None) | {"choices": []}, "no choices"),
+    (completion(None) | {"choices": {"0": 1}}, "'choices' is a dict"),
+    (completion(None) | {"choices": [{"index": 0, "message": "hi"}]},
+     "choice 0 has no message object"),
+    (b'{"choices": [', "not JSON"),
+    (b"", "empty body"),
+    (b"<html>Bad Gateway</html>", "not JSON: '<html>Bad Gateway</html>'"),
+    (b"[1, 2]", "the body is a JSON list"),
+])
+def test_malformed_reply_is_one_line_naming_server_and_fault(chat, body, what):
+    chat.reply(None, body=body)
+    with pytest.raises(PlannerError) as e:
+        planner_for(chat).plan(request())
+    message = str(e.value)
+    assert "\n" not in message and chat.base_url in message and what in message, message
+    assert e.value.exchanges[0]["error"] == message
+
+
+@pytest.mark.parametrize("usage", ["lots", [1, 2], {"prompt_tokens": "12", "completion_tokens": -5},
+                                   {"prompt_tokens": True, "completion_tokens": 1e300},
+                                   {"prompt_tokens": None}])
+def test_garbage_usage_counts_zero_and_keeps_the_plan(chat, usage):
+    chat.reply(None, body=completion(CODE) | {"usage": usage})
+    plan = planner_for(chat).plan(request())
+    assert plan.source == CODE and (plan.prompt_tokens, plan.completion_tokens) == (0, 0)
+
+
+def test_429_and_5xx_are_retried_with_backoff(chat):
+    chat.reply(None, status=429, body={"error": {"message": "slow down"}})
+    chat.reply(None, status=503, body={"error": "loading model"})
+    chat.reply(CODE, {"prompt_tokens": 10, "completion_tokens": 5})
+    started = time.monotonic()
+    plan = OpenAIPlanner("m", base_url=chat.base_url, max_retries=2).plan(request())
+    assert plan.source == CODE and len(chat.requests) == 3
+    assert time.monotonic() - started >= 0.5 + 1.0 - 0.05  # backoff 0.5 s, then 1 s
+    assert plan.exchanges[0]["tries"] == 3
+
+
+def test_retries_are_bounded(chat):
+    for _ in range(5):
+        chat.reply(None, status=500, body={"error": {"message": "boom"}})
+    planner = OpenAIPlanner("m", base_url=chat.base_url, max_retries=1)
+    with pytest.raises(PlannerError, match=r"HTTP 500: boom \(after 2 tries\)"):
+        planner.plan(request())
+    assert len(chat.requests) == 2
+
+
+def test_client_errors_are_not_retried(chat):
+    chat.reply(None, status=400, body={"error": {"message": "bad grammar"}})
+    with pytest.raises(PlannerError, match="HTTP 400: bad grammar"):
+        OpenAIPlanner("m", base_url=chat.base_url, max_retries=3).plan(request())
+    assert len(chat.requests) == 1
+
+
+class DripServer:
+    """A raw socket server that sends a status line and headers, then one byte of body every
+    `every_s` seconds (or drips the headers themselves): the case a per-read timeout misses."""
+
+    def __init__(self, drip_headers: bool, every_s: float = 0.2, total_s: float = 8.0) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(total_s)
+        self.drip_headers, self.every_s, self.total_s = drip_headers, every_s, total_s
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _serve(self) -> None:
+        try:
+            conn, _ = self.sock.accept()
+        except OSError:
+            return
+        with conn:
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            body = json.dumps(completion(CODE)).encode()
+            data = (head + b"X-Pad: " + b"x" * 200 if self.drip_headers else
+                    head + f"Content-Length: {len(body)}\r\n\r\n".encode() + b" " * 0)
+            if not self.drip_headers:
+                conn.sendall(data)
+                data = body
+            end = time.monotonic() + self.total_s
+            try:
+                for byte in data:
+                    if time.monotonic() > end:
+                        break
+                    conn.sendall(bytes([byte]))
+                    time.sleep(self.every_s)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.sock.close()
+        self.thread.join(timeout=self.total_s + 1)
+
+
+@pytest.mark.parametrize("drip_headers", [False, True])
+def test_a_dripping_server_cannot_hold_the_call_past_the_deadline(monkeypatch, drip_headers):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server = DripServer(drip_headers)
+    try:
+        planner = OpenAIPlanner("m", base_url=server.base_url, timeout_s=1.0, max_retries=0)
+        started = time.monotonic()
+        with pytest.raises(PlannerError, match=r"no answer from .* within 1 s"):
+            planner.plan(request())
+        assert time.monotonic() - started < 2.0  # the deadline, not 8 s of dripping
+    finally:
+        server.close()
+
+
+def test_the_exchange_records_messages_parameters_tokens_and_raw_reply(chat):
+    reply = f"```python\n{CODE}```"
+    chat.reply(reply, {"prompt_tokens": 600, "completion_tokens": 80})
+    planner = planner_for(chat, grammar='root ::= "x"')
+    plan = planner.plan(request())
+    (x,) = plan.exchanges
+    assert x["messages"] == chat.requests[0]["body"]["messages"]
+    assert x["params"] == {k: v for k, v in chat.requests[0]["body"].items() if k != "messages"}
+    assert x["params"]["grammar"] == 'root ::= "x"'
+    assert (x["prompt_tokens"], x["completion_tokens"], x["reply"]) == (600, 80, reply)
+    assert x["model"] == "test-model" and x["reply_model"] == "test-model-0613"
+    assert x["latency_s"] >= 0 and x["status"] == 200 and x["finish_reason"] == "stop"
+
+
+def test_a_non_positive_timeout_is_refused():
+    with pytest.raises(PlannerError, match="timeout must be positive"):
+        OpenAIPlanner("m", base_url="http://127.0.0.1:9/v1", timeout_s=0)
+
+
+def test_missing_imports_are_added_for_the_modules_the_code_uses(chat):
+    chat.reply("```python\nput_first_on_second('red block', 'blue bowl')\n"
+               "tell_planner('done')\n```")
+    plan = planner_for(chat).plan(request())
+    assert plan.source == ("from control_actions import put_first_on_second\n"
+                           "from plan_actions import get_object_names, tell_planner\n\n"
+                           "put_first_on_second('red block', 'blue bowl')\n"
+                           "tell_planner('done')\n")
+    chat.reply(f"```python\n{CODE}```")  # imports already there: unchanged
+    assert planner_for(chat).plan(request()).source == CODE

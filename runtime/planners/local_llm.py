@@ -1,0 +1,117 @@
+"""`--planner llm`: the packaged local model, served by llama.cpp on this machine, as planner.
+
+Why a planner of its own rather than `--planner openai --base-url ...`: a new user should get
+the system the project describes with one flag, no server to start and no key. This planner
+finds the model (the packaged GGUF in the user cache, or `model_path`), starts one
+`LocalLLMServer` per process the first time a codeplan is asked for (so a whole evaluation
+shares one server and its prompt cache), stops it at exit or on `close()`, and hands every
+request to `OpenAIPlanner` with the decoding settings tuned for the 1.5B model (see
+docs/LLM_PLANNER.md): temperature 0 for the first codeplan, sampling on recovery, a token cap
+and stop sequences, and a GBNF grammar that makes the reply one Python code block.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from pathlib import Path
+
+from runtime.planners.base import Codeplan, PlannerError, PlanRequest
+from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S, OpenAIPlanner
+
+INSTALL_HINT = 'pip install -e ".[llm]"'
+FETCH_HINT = "codeplan llm fetch"
+# The reply is one ```python block: lines without backticks, then the closing fence. Why: a
+# small model otherwise adds prose or a new made-up example after the code.
+CODE_GRAMMAR = r'''root ::= "```python\n" line+ "```"
+line ::= [^`\n]* "\n"
+'''
+
+_servers: dict[tuple[str, int], object] = {}
+_lock = threading.Lock()
+
+
+class LocalLLMPlanner:
+    """The local model as planner; `model_path` a GGUF instead of the packaged one."""
+
+    name = "llm"
+
+    def __init__(self, model_path: str | Path | None = None,
+                 timeout_s: float = DEFAULT_TIMEOUT_S, threads: int = 1,
+                 grammar: bool = True, max_tokens: int = 400) -> None:
+        self.model_path = _resolve(model_path)
+        self.threads, self.timeout_s = int(threads), float(timeout_s)
+        self.grammar, self.max_tokens = grammar, max_tokens
+        self._delegate: OpenAIPlanner | None = None
+
+    def plan(self, request: PlanRequest) -> Codeplan:
+        """Start the shared server if needed, then plan through it."""
+        codeplan = self._planner().plan(request)
+        codeplan.planner = self.name
+        return codeplan
+
+    def close(self) -> None:
+        """Stop this process's server for the model (a later plan() starts a new one)."""
+        key = (str(self.model_path), self.threads)
+        with _lock:
+            server = _servers.pop(key, None)
+        if server is not None:
+            server.stop()
+        self._delegate = None
+
+    def _planner(self) -> OpenAIPlanner:
+        if self._delegate is None:
+            server = shared_server(self.model_path, self.threads)
+            self._delegate = OpenAIPlanner(
+                server.model_id, base_url=server.base_url, timeout_s=self.timeout_s,
+                max_retries=1, max_tokens=self.max_tokens,
+                grammar=CODE_GRAMMAR if self.grammar else None)
+        return self._delegate
+
+
+def shared_server(model_path: Path, threads: int = 1):  # -> LocalLLMServer
+    """The process's running server for `model_path`, started on first use. Why shared: one
+    server (and one warm prompt cache) for a whole evaluation, not one per episode."""
+    from runtime.llm.server import LLMServerError, LocalLLMServer
+
+    key = (str(model_path), threads)
+    with _lock:
+        server = _servers.get(key)
+        if server is not None and server.running:
+            return server
+        alias = Path(model_path).stem
+        try:
+            server = LocalLLMServer(Path(model_path), alias=alias, threads=threads).start()
+        except (LLMServerError, OSError) as e:
+            raise PlannerError(f"the local LLM server did not start: {e}") from None
+        _servers[key] = server
+        return server
+
+
+def _resolve(model_path: str | Path | None) -> Path:
+    """The GGUF to serve; PlannerError with the command to run when the runtime or the model
+    is missing (never a traceback)."""
+    try:
+        from runtime.llm.model_store import ModelMissingError, resolve_model
+        from runtime.llm.server import require_runtime
+
+        require_runtime()
+    except ImportError as e:
+        raise PlannerError(f"--planner llm needs the local LLM runtime: {INSTALL_HINT} "
+                           f"({e})") from None
+    try:
+        return resolve_model(model_path)
+    except ModelMissingError as e:
+        raise PlannerError(f"{e} (once: {INSTALL_HINT} && {FETCH_HINT})") from None
+    except (ValueError, OSError) as e:
+        raise PlannerError(str(e)) from None
+
+
+@atexit.register
+def _stop_all() -> None:
+    """Stop every server this process started (the child also exits when we die)."""
+    with _lock:
+        servers = list(_servers.values())
+        _servers.clear()
+    for server in servers:
+        server.stop()
