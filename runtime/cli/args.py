@@ -1,8 +1,18 @@
-"""Argument types shared by the `codeplan` subcommands, so every command words errors alike."""
+"""Argument types and option groups shared by the `codeplan` subcommands.
+
+Why one module: every command words a bad number alike, a command group (`eval`, `train`, ...)
+behaves alike when named alone, and options two commands share (the component stack of `run`
+and `eval closed-loop`) are declared once, so they cannot drift apart. Nothing heavy is
+imported here: `codeplan --help` builds every parser.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+
+# Sentence encoders of the CLIPort actor (`datagen embeddings`, `train cliport`).
+LANGUAGE_CHOICES = ("minilm", "minilm+rgb", "hash", "hash+rgb")
 
 
 class CliError(ValueError):
@@ -26,3 +36,68 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
     return value
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type: a number >= 0 (NaN refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number > 0."""
+    value = non_negative_float(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be > 0, got 0")
+    return value
+
+
+def add_group(subparsers: argparse._SubParsersAction, name: str, help: str, title: str,
+              metavar: str) -> argparse._SubParsersAction:
+    """Add a command group (`codeplan eval ...`) and return its sub-parsers.
+
+    Why: a group named without its sub-command prints the group's help and exits 2, the same
+    for every group, through the one `handler` default every parser sets."""
+    group = subparsers.add_parser(name, help=help)
+    inner = group.add_subparsers(title=title, metavar=metavar)
+    group.set_defaults(handler=lambda _args: group.print_help() or 2)
+    return inner
+
+
+def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]) -> None:
+    """--actor, --reasoner, --planner, --model, --base-url: the components of a closed-loop run.
+
+    Why shared: `codeplan run` and `codeplan eval closed-loop` build the same stack and must
+    accept the same values; `planners` is the one difference (`run` also takes `file`)."""
+    parser.add_argument("--actor", default="cliport",
+                        help="cliport (the shipped learned actor, default), oracle (scripted "
+                             "ground truth: an upper bound), or a CLIPort checkpoint dir")
+    parser.add_argument("--reasoner", default="default",
+                        help="default (the shipped learned reasoner), ns, ofa, oracle, a "
+                             "checkpoint dir, or http://HOST:PORT of `codeplan serve vrs`")
+    parser.add_argument("--planner", choices=planners, default="offline",
+                        help="offline (rule-based, no LLM) or openai (any OpenAI-compatible "
+                             "server)" + (", file (a codeplan file)" if "file" in planners else ""))
+    parser.add_argument("--model", default=None, help="model for --planner openai "
+                                                      "(default $CODEPLAN_MODEL or gpt-4o-mini)")
+    parser.add_argument("--base-url", default=None, help="OpenAI-compatible server for "
+                                                         "--planner openai, e.g. "
+                                                         "http://localhost:8000/v1")
+
+
+def planner_options(args: argparse.Namespace) -> dict:
+    """The planner's constructor options from the stack options (see `add_stack_options`)."""
+    planner = getattr(args, "planner", "offline")
+    if planner == "file":
+        if not getattr(args, "plan_file", None):
+            raise CliError("--planner file needs --plan-file PATH")
+        return {"path": args.plan_file}
+    if planner == "openai":
+        return {"model": args.model or os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
+                "base_url": args.base_url}
+    return {}

@@ -1,30 +1,45 @@
-"""`codeplan datagen vqa`: the VQA data generator (`datagen.generate`) on the command line.
+"""`codeplan datagen vqa|demos|embeddings`: the data the learned components train on.
 
     codeplan datagen vqa --out data/vqa --splits block_bowl,unseen --images-per-split 1000 \
         --questions-per-image 10 --shard-size 200 --workers 2 --seed-offset 0 \
         --renderer pybullet --variant default
+    codeplan datagen demos --task put-block-in-bowl --n 1000 --out data/demos
+    codeplan datagen embeddings --demos data/demos --out data/demos-minilm.npz
 
-Use a different --seed-offset for train, val and test (e.g. 0, 100000, 200000): their shard
-seeds then never meet. `--renderer blender` draws the same scenes with Blender Cycles (see
-datagen/README.md: setup, speed); without `bpy` it stops at once, naming what to install.
-Re-running the same command finishes an interrupted run. Numbers are parsed here rather than
-by argparse so that every bad value is a ValueError with one clear line (the main CLI prints it
-and exits 2).
+vqa (for `train detector` and `train ofa`): use a different --seed-offset for train, val and
+test (e.g. 0, 100000, 200000): their shard seeds then never meet. `--renderer blender` draws the
+same scenes with Blender Cycles (see datagen/README.md: setup, speed); without `bpy` it stops at
+once, naming what to install. Re-running the same command finishes an interrupted run. Numbers
+are parsed here rather than by argparse so that every bad value is a ValueError with one clear
+line (the main CLI prints it and exits 2). demos (for `train cliport`): oracle episodes, one
+.npz each, resumable. embeddings: the demos' instructions embedded once, for a machine that
+trains without the sentence encoder.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
+
+from runtime.cli.args import LANGUAGE_CHOICES, add_group, non_negative_int, positive_int
 
 SPLITS_HELP = ("comma-separated families: block_stack, block_bowl, global_table, unseen, "
                "cogent_a, cogent_b (default: all)")
 
 
-def add_datagen_parser(subparsers) -> None:
-    """Add `datagen vqa` to the `codeplan` subcommands."""
-    datagen = subparsers.add_parser("datagen", help="generate training and evaluation data")
-    dsub = datagen.add_subparsers(title="datagen commands", metavar="KIND")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add `datagen vqa`, `datagen demos` and `datagen embeddings` to the `codeplan` verbs."""
+    dsub = add_group(subparsers, "datagen", "generate training and evaluation data",
+                     "datagen commands", "KIND")
+    add_vqa_parser(dsub)
+    add_demos_parser(dsub)  # oracle demonstrations for the actor
+    add_embeddings_parser(dsub)  # their instructions, embedded once
+
+
+# -- codeplan datagen vqa ------------------------------------------------------------------
+def add_vqa_parser(dsub: argparse._SubParsersAction) -> None:
+    """Add `vqa` to the `datagen` group: CLEVR-style scenes, images and questions."""
     vqa = dsub.add_parser("vqa", help="CLEVR-style VQA data for the visual reasoning service")
     vqa.add_argument("--out", required=True, help="output directory (shards, hf/, CLEVR files)")
     vqa.add_argument("--splits", default="", help=SPLITS_HELP)
@@ -44,15 +59,11 @@ def add_datagen_parser(subparsers) -> None:
                           "arm is pybullet-only)")
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")
-    from runtime.cli.actor import add_demos_subcommand, add_embeddings_subcommand
-
-    add_demos_subcommand(dsub)  # `datagen demos`: oracle demonstrations for the actor
-    add_embeddings_subcommand(dsub)  # `datagen embeddings`: their instructions, embedded once
-    vqa.set_defaults(handler=_vqa)
-    datagen.set_defaults(handler=lambda args: datagen.print_help() or 2)
+    vqa.set_defaults(handler=_datagen_vqa)
 
 
-def _vqa(args: argparse.Namespace) -> int:
+def _datagen_vqa(args: argparse.Namespace) -> int:
+    """Generate (or finish) the shards; print counts per split, or the summary as JSON."""
     from datagen.families import FAMILIES
 
     splits = [s.strip() for s in args.splits.split(",")] if args.splits.strip() else list(FAMILIES)
@@ -80,7 +91,68 @@ def _vqa(args: argparse.Namespace) -> int:
 
 
 def _integer(name: str, text: str) -> int:
+    """`text` as an int; ValueError naming the option otherwise (argparse would exit with usage)."""
     try:
         return int(str(text).strip())
     except ValueError:
         raise ValueError(f"--{name} must be an integer, got {text!r}") from None
+
+
+# -- codeplan datagen demos ----------------------------------------------------------------
+def add_demos_parser(datagen_subparsers: argparse._SubParsersAction) -> None:
+    """Add `demos` to the `datagen` group: oracle demonstrations for `train cliport`."""
+    p = datagen_subparsers.add_parser("demos", help="oracle demonstrations for the CLIPort actor")
+    p.add_argument("--task", required=True, help="task id (see `codeplan tasks list`)")
+    p.add_argument("--n", type=positive_int, required=True, help="episodes")
+    p.add_argument("--out", type=Path, required=True, help="directory of .npz episode files")
+    p.add_argument("--seed-start", type=non_negative_int, default=0,
+                   help="first episode seed (default 0; evaluation uses 10000 on)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(handler=_datagen_demos)
+
+
+def _datagen_demos(args: argparse.Namespace) -> int:
+    """Record oracle episodes (resumable: files already there are skipped)."""
+    from datagen.cliport_demos import generate_demos
+    from ravens_env.tasks import make_task
+
+    make_task(args.task)  # fail fast, naming the known tasks
+    summary = generate_demos(args.task, args.n, args.out, args.seed_start,
+                             progress=not (args.no_progress or args.json))
+    if args.json:
+        print(json.dumps({**summary, "made": len(summary["made"]),
+                          "skipped": len(summary["skipped"])}, indent=2))
+    else:
+        print(f"{args.task}: made {len(summary['made'])} episodes ({summary['steps']} steps), "
+              f"skipped {len(summary['skipped'])} already present, {summary['seconds']:.1f} s "
+              f"({summary['episodes_per_min']:.0f} episodes/min), oracle failures "
+              f"{summary['oracle_failures']}; files in {args.out}")
+    return 0
+
+
+# -- codeplan datagen embeddings -----------------------------------------------------------
+def add_embeddings_parser(datagen_subparsers: argparse._SubParsersAction) -> None:
+    """Add `embeddings` to the `datagen` group: the demos' instructions, embedded once, for a
+    machine that trains without the sentence encoder."""
+    p = datagen_subparsers.add_parser(
+        "embeddings", help="embed the demos' instructions (train where the encoder is absent)")
+    p.add_argument("--demos", type=Path, required=True, help="directory of demo .npz files")
+    p.add_argument("--out", type=Path, required=True, help="the .npz of vectors to write")
+    p.add_argument("--language", choices=LANGUAGE_CHOICES, default="minilm")
+    p.set_defaults(handler=_datagen_embeddings)
+
+
+def _datagen_embeddings(args: argparse.Namespace) -> int:
+    """Embed every distinct instruction of the demos once; a missing dir is bad input."""
+    from datagen.cliport_demo_files import demo_instructions
+    from ravens_env.cliport.language import make_encoder, save_embeddings
+
+    try:
+        texts = demo_instructions(args.demos)
+    except FileNotFoundError as e:
+        raise ValueError(str(e)) from None
+    n = save_embeddings(make_encoder(args.language), texts, args.out)
+    print(f"{n} distinct instructions of {len(texts)} steps embedded with {args.language}: "
+          f"{args.out}")
+    return 0

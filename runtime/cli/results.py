@@ -1,4 +1,8 @@
-"""`codeplan results`: regenerate docs/RESULTS.md's benchmark tables from results/."""
+"""`codeplan results`: regenerate docs/RESULTS.md's benchmark tables from results/.
+
+Why a command: the tables in the document are copied from the newest
+results/<suite>/<date>/table.md, never typed, so a number there always has its run beside it.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,9 @@ import json
 from pathlib import Path
 
 
-def add_results_parser(sub: argparse._SubParsersAction) -> None:
-    """Add `results` to the top-level commands."""
-    p = sub.add_parser("results", help="splice the newest results/<suite>/<date>/table.md "
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add `results` to the `codeplan` verbs."""
+    p = subparsers.add_parser("results", help="splice the newest results/<suite>/<date>/table.md "
                                        "into docs/RESULTS.md")
     p.add_argument("--doc", type=Path, default=Path("docs/RESULTS.md"))
     p.add_argument("--results", type=Path, default=Path("results"))
@@ -18,6 +22,7 @@ def add_results_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _results(args: argparse.Namespace) -> int:
+    """Splice each suite's newest table in; suites without results keep their block."""
     from runtime.eval.results_doc import update_results_doc
 
     if not args.doc.is_file():

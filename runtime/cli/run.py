@@ -1,63 +1,37 @@
-"""`codeplan run` and `codeplan replay`: the closed-loop job and its replay.
+"""`codeplan run`: plan and run one instruction in the closed loop, print what happened.
 
-`codeplan run` with no arguments runs the embedded defaults: the canonical instruction of
+With no arguments it runs the embedded defaults: the canonical instruction of
 put-blocks-in-matching-bowls, seed 0, progress mode, offline planner, the shipped learned
 reasoner (it answers from the front camera image) and the shipped CLIPort-style actor.
 (`RunConfig`'s own default actor stays the scripted oracle, for library use and fast tests.)
+A run writes runs/<id>/ (trace.jsonl, report.html, frames/), which `codeplan replay` reads.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from pathlib import Path
 
+from runtime.cli.args import add_stack_options, planner_options
 from runtime.controller import MODES
 from runtime.run_config import RunConfig, RunError, RunResult
 
 
-def add_run_parser(sub: argparse._SubParsersAction) -> None:
-    run = sub.add_parser("run", help="plan and run an instruction in the closed loop")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add `run` to the `codeplan` verbs."""
+    run = subparsers.add_parser("run", help="plan and run an instruction in the closed loop")
     run.add_argument("instruction", nargs="?", help="what to do (default: the task's own)")
     run.add_argument("--task", default=RunConfig.task, help="task id (scene and scoring)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--mode", choices=MODES, default=RunConfig.mode)
-    run.add_argument("--planner", choices=("offline", "openai", "file"), default="offline")
+    add_stack_options(run, planners=("offline", "openai", "file"))
     run.add_argument("--plan-file", help="codeplan file for --planner file")
-    run.add_argument("--model", default=os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
-                     help="model for --planner openai")
-    run.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    run.add_argument("--reasoner", default=RunConfig.reasoner,
-                     help="default (the shipped learned reasoner), ns, ofa, oracle, a "
-                          "checkpoint dir, or http://HOST:PORT of `codeplan serve vrs`")
-    run.add_argument("--actor", default="cliport",
-                     help="cliport (the shipped learned actor, default), oracle (scripted "
-                          "ground truth: an upper bound), or a CLIPort checkpoint dir")
     run.add_argument("--situations", default="none", help="none, dkprompt, hard or drop=0.2,...")
     run.add_argument("--runs-dir", type=Path, default=Path("runs"))
     run.add_argument("--max-plans", type=int, default=RunConfig.max_plans)
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.set_defaults(handler=_run)
-
-    replay = sub.add_parser("replay", help="re-run a recorded episode from its trace")
-    replay.add_argument("trace", type=Path, help="run directory or trace.jsonl")
-    replay.add_argument("--resimulate", action="store_true",
-                        help="run the recorded codeplans in a fresh simulator and compare")
-    replay.add_argument("--runs-dir", type=Path, default=Path("runs"))
-    replay.add_argument("--json", action="store_true")
-    replay.set_defaults(handler=_replay)
-
-
-def _planner_options(args: argparse.Namespace) -> dict:
-    if args.planner == "file":
-        if not args.plan_file:
-            raise RunError("--planner file needs --plan-file PATH")
-        return {"path": args.plan_file}
-    if args.planner == "openai":
-        return {"model": args.model, "base_url": args.base_url}
-    return {}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -67,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
         raise RunError(f"--seed must be >= 0, got {args.seed}")
     config = RunConfig(
         instruction=args.instruction, task=args.task, seed=args.seed, mode=args.mode,
-        planner=args.planner, planner_options=_planner_options(args), reasoner=args.reasoner,
+        planner=args.planner, planner_options=planner_options(args), reasoner=args.reasoner,
         actor=args.actor, situations=args.situations, runs_dir=args.runs_dir,
         max_plans=args.max_plans,
     )
@@ -124,26 +98,3 @@ def _timeline(run_dir: Path) -> list[str]:
         elif e["type"] == "replan":
             out.append(f"  new codeplan: {e['feedback']}")
     return out or ["  (none)"]
-
-
-def _replay(args: argparse.Namespace) -> int:
-    from runtime.replay import ReplayDivergence, replay_trace, resimulate
-
-    if args.resimulate:
-        result, recorded = resimulate(args.trace, args.runs_dir)
-        keys = ("success", "failure_reason", "counts")
-        diffs = {k: (recorded[k], getattr(result, k)) for k in keys
-                 if recorded[k] != getattr(result, k)}
-        out = {"same": not diffs, "differences": diffs, "run_dir": result.run_dir}
-        print(json.dumps(out) if args.json else
-              ("resimulated: same outcome" if not diffs else f"resimulated: DIFFERENT {diffs}")
-              + f" ({result.run_dir})")
-        return 0 if not diffs else 1
-    try:
-        report = replay_trace(args.trace)
-    except ReplayDivergence as e:
-        print(f"codeplan: replay diverged: {e}", file=sys.stderr)
-        return 1
-    print(json.dumps({"same": True, **report.to_dict()}) if args.json else
-          f"replayed {report.plans} codeplan(s), {report.calls} primitive calls: identical")
-    return 0

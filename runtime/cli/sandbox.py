@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime.sandbox import Limits, Sandbox
+from runtime.cli.args import positive_float
 
 EXIT_OK = 0
 EXIT_BAD_FILE = 2
@@ -81,6 +81,8 @@ def _read_source(path: str) -> str:
 
 def run_file(path: str, *, max_seconds: float = 10.0) -> int:
     """Run the codeplan in ``path`` against logging stubs; returns the exit status."""
+    from runtime.sandbox import Limits, Sandbox  # here: `codeplan --help` needs none of it
+
     try:
         source = _read_source(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -104,19 +106,13 @@ def run_file(path: str, *, max_seconds: float = 10.0) -> int:
     return EXIT_OK
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
-
-
-def _run_command(args: argparse.Namespace) -> int:
+def _sandbox_run(args: argparse.Namespace) -> int:
+    """`sandbox run FILE`: the exit status is run_file's (see the module docstring)."""
     return run_file(args.file, max_seconds=args.max_seconds)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``sandbox run FILE [--max-seconds S]``; the handler is ``args.func(args) -> int``."""
+    """Add ``sandbox run FILE [--max-seconds S]`` to the `codeplan` verbs."""
     parser = subparsers.add_parser(
         "sandbox", help="run codeplans in the sandbox",
         description="Run codeplans in the RestrictedPython sandbox.")
@@ -125,18 +121,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "run", help="run a codeplan file against stub primitives that log their calls",
         description=__doc__.split("\n\n")[1])
     run.add_argument("file", metavar="FILE", help="codeplan source file (UTF-8)")
-    run.add_argument("--max-seconds", type=_positive_float, default=10.0, metavar="S",
+    run.add_argument("--max-seconds", type=positive_float, default=10.0, metavar="S",
                      help="codeplan run-time budget in seconds (default: 10)")
-    run.set_defaults(func=_run_command)
+    run.set_defaults(handler=_sandbox_run)
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry: ``python -m runtime.cli.sandbox sandbox run FILE``."""
-    parser = argparse.ArgumentParser(prog="codeplan")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,7 +9,7 @@ import pytest
 from fastapi import HTTPException
 from PIL import Image
 
-from runtime.cli.vrs import load_image
+from runtime.cli.ask import load_image
 from vrs import client, images, service
 from vrs.images import (
     ImageTooLarge,

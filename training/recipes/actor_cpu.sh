@@ -17,7 +17,7 @@ $CODEPLAN datagen demos --task put-block-in-bowl-seen-colors --n 100 --out "$DEM
 $CODEPLAN datagen embeddings --demos "$DEMOS" --language minilm+rgb --out "$DEMOS-minilm+rgb.npz"
 resume=()
 [ -d "$OUT/checkpoints" ] && resume=(--resume)
-$CODEPLAN train actor --demos "$DEMOS" --embeddings "$DEMOS-minilm+rgb.npz" --max-demos 100 \
+$CODEPLAN train cliport --demos "$DEMOS" --embeddings "$DEMOS-minilm+rgb.npz" --max-demos 100 \
     --language minilm+rgb --color-match 8 --color-match-loss 0.5 --color-prior --shift 16 --out "$OUT" \
     --steps "$STEPS" --batch-size 8 --lr 3e-4 --warmup 100 --checkpoint-every 400 --seed "$SEED" "${resume[@]}"
 for split in seen unseen; do

@@ -21,7 +21,7 @@ common=(--batch-size 32 --lr 5e-4 --warmup 100 --workers 5 --checkpoint-every 40
 train() {  # name demos steps [extra args]
     local name=$1 demos=$2 steps=$3
     shift 3
-    $CODEPLAN train actor --demos "data/demos/$demos" \
+    $CODEPLAN train cliport --demos "data/demos/$demos" \
         --embeddings "data/demos/$demos-$LANGUAGE.npz" --out "$RUNS/actor-$name" \
         --steps "$steps" "${common[@]}" "$@" > "$RUNS/actor-$name.json" 2> "$RUNS/actor-$name.err"
 }

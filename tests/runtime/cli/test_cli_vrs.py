@@ -15,7 +15,10 @@ import pytest
 import requests
 from PIL import Image
 
-from runtime.cli.vrs import add_ask_parser, add_serve_parser, build_server, score_questions_file
+from runtime.cli import ask as ask_cli
+from runtime.cli import serve as serve_cli
+from runtime.cli.ask import score_questions_file
+from runtime.cli.serve import build_server
 from vrs.reasoner import Answer
 from vrs.scoring import is_correct
 from vrs.service import BackgroundServer, create_app
@@ -53,8 +56,8 @@ def run(argv: list[str], capsys) -> tuple[int, str]:
     """Parse with only these subcommands and run the handler, as `codeplan` would."""
     parser = argparse.ArgumentParser(prog="codeplan")
     sub = parser.add_subparsers()
-    add_serve_parser(sub)
-    add_ask_parser(sub)
+    serve_cli.add_parser(sub)
+    ask_cli.add_parser(sub)
     args = parser.parse_args(argv)
     code = args.handler(args)
     return code, capsys.readouterr().out
@@ -241,7 +244,7 @@ def test_serve_vrs_options_reach_the_running_server(capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     parser = argparse.ArgumentParser()
-    add_serve_parser(parser.add_subparsers())
+    serve_cli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["serve", "vrs", "--port", str(port), "--max-batch", "4",
                               "--max-wait-ms", "2.5", "--log-level", "warning"])
     server = build_server(args, ColorReasoner())
@@ -264,7 +267,7 @@ def test_serve_vrs_options_reach_the_running_server(capsys):
                                  ["--port", "http"]])
 def test_bad_serve_numbers_exit_2(bad, capsys):
     parser = argparse.ArgumentParser()
-    add_serve_parser(parser.add_subparsers())
+    serve_cli.add_parser(parser.add_subparsers())
     with pytest.raises(SystemExit) as exit_info:
         parser.parse_args(["serve", "vrs", *bad])
     assert exit_info.value.code == 2

@@ -13,7 +13,8 @@ from PIL import Image
 
 from common.stats import wilson_interval
 from runtime.cli import main
-from runtime.cli.eval_closed_loop import CliError, add_closed_loop_parser, build_spec
+from runtime.cli.args import CliError
+from runtime.cli.eval import add_closed_loop_parser, build_spec
 from runtime.eval.closed_loop import (
     COUNTS,
     EvalSpec,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from datagen import generate
-from runtime.cli.vqa import add_eval_vqa_parser
+from runtime.cli.eval import add_vqa_parser
 from runtime.eval.vqa import format_markdown, write_outputs
 from runtime.eval.vqa_suites import PAPER_OFA_BASE, get_suite
 from vrs.reasoner import Answer
@@ -84,7 +84,7 @@ def test_the_paper_suite_names_its_data_and_the_papers_numbers():
 
 def test_the_suite_command_writes_a_table_with_the_paper_row(vqa_dir, tmp_path, capsys):
     parser = argparse.ArgumentParser()
-    add_eval_vqa_parser(parser.add_subparsers())
+    add_vqa_parser(parser.add_subparsers())
     args = parser.parse_args(["vqa", "--suite", "paper-table1", "--data", str(vqa_dir),
                               "--splits", ",".join(SPLITS), "--model", "ns",
                               "--out", str(tmp_path / "out"), "--json"])

@@ -12,7 +12,7 @@ import pytest
 
 from datagen import generate
 from datagen.seed_ranges import seed_ranges, shared_seeds
-from runtime.cli.vqa import add_eval_vqa_parser
+from runtime.cli.eval import add_vqa_parser
 from runtime.eval.held_out import held_out_report
 
 SPLIT = ["block_bowl"]
@@ -77,7 +77,7 @@ def test_unrecorded_or_absent_data_is_unchecked_not_clean(sets, tmp_path):
 def test_eval_vqa_warns_and_marks_the_result(sets, tmp_path, capsys):
     ckpt = _checkpoint(tmp_path, [sets["train"]])
     parser = argparse.ArgumentParser()
-    add_eval_vqa_parser(parser.add_subparsers())
+    add_vqa_parser(parser.add_subparsers())
     args = parser.parse_args(["vqa", "--model", str(ckpt), "--data", str(sets["jitter"]),
                               "--out", str(tmp_path / "out"), "--json"])
     assert args.handler(args) == 0

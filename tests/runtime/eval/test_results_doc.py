@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from runtime.cli.results import add_results_parser
+from runtime.cli import results as results_cli
 from runtime.eval.results_doc import newest_table, splice
 
 DOC = """# Results
@@ -45,7 +45,7 @@ def test_the_command_rewrites_the_doc_and_reports_missing_suites(tmp_path, capsy
     (tmp_path / "results" / "paper-table2" / "2026-11-22").mkdir(parents=True)
     (tmp_path / "results" / "paper-table2" / "2026-11-22" / "table.md").write_text("| 90% |")
     parser = argparse.ArgumentParser()
-    add_results_parser(parser.add_subparsers())
+    results_cli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["results", "--doc", str(doc), "--results",
                               str(tmp_path / "results"), "--json"])
     assert args.handler(args) == 0

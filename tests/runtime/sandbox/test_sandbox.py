@@ -461,7 +461,7 @@ def test_cli_add_parser_wires_sandbox_run(tmp_path: Path) -> None:
     args = parser.parse_args(["sandbox", "run", "plan.py", "--max-seconds", "2.5"])
     assert (args.command, args.sandbox_command, args.file, args.max_seconds) == \
         ("sandbox", "run", "plan.py", 2.5)
-    assert callable(args.func)
+    assert callable(args.handler)
     with pytest.raises(SystemExit):
         parser.parse_args(["sandbox", "run", "plan.py", "--max-seconds", "0"])
 

@@ -11,7 +11,7 @@ import pytest
 
 from datagen.cliport_demos import episode_path, generate_demos, load_episode
 from ravens_env.cliport.actions import world_to_pixel, yaw_to_bin
-from runtime.cli.actor import add_demos_subcommand
+from runtime.cli.datagen import add_demos_parser
 
 TASK = "put-blocks-in-matching-bowls"
 
@@ -54,7 +54,7 @@ def test_demos_are_deterministic_and_resume_by_redoing_only_what_is_missing(tmp_
 def _datagen_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeplan")
     datagen = parser.add_subparsers().add_parser("datagen")
-    add_demos_subcommand(datagen.add_subparsers())
+    add_demos_parser(datagen.add_subparsers())
     return parser
 
 

@@ -1,5 +1,5 @@
 """Actor training: it can memorise a demo, resumes exactly where it stopped, and the
-`train actor` / `eval actor` commands run end to end."""
+`train cliport` / `eval actor` commands run end to end."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from datagen.cliport_demo_files import demo_instructions
 from datagen.cliport_demos import load_episode
 from ravens_env.cliport.actor import CliportActor
 from ravens_env.types import Observation
-from runtime.cli.actor import add_eval_actor_parser, add_train_actor_parser
+from runtime.cli.eval import add_actor_parser
+from runtime.cli.train import add_cliport_parser
 from training.cliport.eval import step_holds
 from training.cliport.train import TrainCliportSpec, train_cliport
 from training.state import latest_checkpoint
@@ -159,14 +160,14 @@ def test_the_lr_warms_up_then_decays(demo_dir, tmp_path, tiny):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeplan")
     groups = parser.add_subparsers()
-    add_train_actor_parser(groups.add_parser("train").add_subparsers())
-    add_eval_actor_parser(groups.add_parser("eval").add_subparsers())
+    add_cliport_parser(groups.add_parser("train").add_subparsers())
+    add_actor_parser(groups.add_parser("eval").add_subparsers())
     return parser
 
 
 def test_train_then_eval_from_the_command_line(demo_dir, tmp_path, capsys):
     out = str(tmp_path / "run")
-    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out", out,
+    args = _parser().parse_args(["train", "cliport", "--demos", str(demo_dir), "--out", out,
                                  "--steps", "1", "--batch-size", "2", "--language", "hash",
                                  "--json"])
     assert args.handler(args) == 0
@@ -196,7 +197,7 @@ def test_train_then_eval_from_the_command_line(demo_dir, tmp_path, capsys):
 
 
 def test_missing_demos_or_checkpoint_are_one_line_errors(tmp_path):
-    args = _parser().parse_args(["train", "actor", "--demos", str(tmp_path), "--out",
+    args = _parser().parse_args(["train", "cliport", "--demos", str(tmp_path), "--out",
                                  str(tmp_path / "run"), "--steps", "1", "--language", "hash"])
     with pytest.raises(ValueError, match="no demo files"):
         args.handler(args)
@@ -219,7 +220,7 @@ def test_the_shift_option_reaches_the_run_and_a_negative_one_is_refused(demo_dir
     assert shifts and set(shifts) == {9.0}
     with pytest.raises(ValueError, match="shift_sigma must be >= 0"):
         train_cliport(_spec(demo_dir, tmp_path / "bad", tiny, steps=1, shift_sigma=-1.0))
-    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+    args = _parser().parse_args(["train", "cliport", "--demos", str(demo_dir), "--out",
                                  str(tmp_path / "cli"), "--steps", "1", "--shift", "27"])
     assert args.shift == 27.0
 
@@ -227,24 +228,24 @@ def test_the_shift_option_reaches_the_run_and_a_negative_one_is_refused(demo_dir
 def test_the_color_match_option_reaches_the_checkpoint_and_needs_an_rgb_language(demo_dir,
                                                                                    tmp_path):
     out = tmp_path / "run"
-    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out", str(out),
+    args = _parser().parse_args(["train", "cliport", "--demos", str(demo_dir), "--out", str(out),
                                  "--steps", "1", "--batch-size", "2", "--language", "hash+rgb",
                                  "--color-match", "4", "--color-prior", "--json"])
     assert args.handler(args) == 0
     actor = CliportActor(out)
     assert actor.config.color_match_dim == 4 and actor.config.color_prior
     assert actor.model.pick.net.semantic.match.metric.weight.shape == (4, 3)
-    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+    args = _parser().parse_args(["train", "cliport", "--demos", str(demo_dir), "--out",
                                  str(tmp_path / "bad"), "--steps", "1", "--language", "hash",
                                  "--color-match", "4"])
     with pytest.raises(ValueError, match="needs a '\\+rgb' language"):
         args.handler(args)
-    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+    args = _parser().parse_args(["train", "cliport", "--demos", str(demo_dir), "--out",
                                  str(tmp_path / "bad2"), "--steps", "1", "--language", "hash+rgb",
                                  "--color-match-loss", "0.5"])
     with pytest.raises(ValueError, match="needs colour-match maps"):
         args.handler(args)
-    args = _parser().parse_args(["train", "actor", "--demos", str(demo_dir), "--out",
+    args = _parser().parse_args(["train", "cliport", "--demos", str(demo_dir), "--out",
                                  str(tmp_path / "bad4"), "--steps", "1", "--language", "hash+rgb",
                                  "--color-prior"])
     with pytest.raises(ValueError, match="color_prior needs colour-match maps"):

@@ -1,4 +1,4 @@
-"""`codeplan tune perception`: thresholds chosen by answer accuracy on a dev set, written back."""
+"""`codeplan tune detector`: thresholds chosen by answer accuracy on a dev set, written back."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_a_threshold_that_drops_every_object_loses_to_a_working_one(dev, model):
 
 
 def test_write_stores_the_best_pair_and_its_grid_in_the_checkpoint(dev, model, capsys):
-    assert main(["tune", "perception", "--model", str(model), "--data", str(dev),
+    assert main(["tune", "detector", "--model", str(model), "--data", str(dev),
                  "--threshold", "0.25,0.999", "--hidden", "off,0.1", "--stand-z", "0.021",
                  "--write", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -54,10 +54,10 @@ def test_write_stores_the_best_pair_and_its_grid_in_the_checkpoint(dev, model, c
 
 
 def test_bad_thresholds_and_other_changes_are_refused(dev, model, capsys):
-    assert main(["tune", "perception", "--model", str(model), "--data", str(dev),
+    assert main(["tune", "detector", "--model", str(model), "--data", str(dev),
                  "--threshold", "1.5"]) == 2
     assert "threshold must be in (0, 1)" in capsys.readouterr().err
-    tune = ["tune", "perception", "--model", str(model), "--data", str(dev)]
+    tune = ["tune", "detector", "--model", str(model), "--data", str(dev)]
     for bad, message in ((["--threshold", "0.2,x"], "expected comma-separated numbers, got 'x'"),
                          (["--hidden", "none"], "numbers or off, got 'none'")):
         with pytest.raises(SystemExit):  # argparse: usage and the message, exit 2
@@ -65,7 +65,7 @@ def test_bad_thresholds_and_other_changes_are_refused(dev, model, capsys):
         assert message in capsys.readouterr().err
     assert main([*tune, "--threshold", ","]) == 2
     assert "--threshold needs at least one value" in capsys.readouterr().err
-    assert main(["tune", "perception", "--model", str(model.parent / "nowhere"),
+    assert main(["tune", "detector", "--model", str(model.parent / "nowhere"),
                  "--data", str(dev)]) == 2
     assert "no detector checkpoint at" in capsys.readouterr().err
     reasoner = load_detector_reasoner(model)

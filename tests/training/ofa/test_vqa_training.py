@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from runtime.cli.train_ofa import add_train_vqa_parser, spec_from_args
+from runtime.cli.train import add_ofa_parser, ofa_spec_from_args
 from training.ofa.data import MixtureSampler, holdout, load_splits, parse_mix
 from training.ofa.train import TrainOfaSpec, train_ofa
 from training.schedules import cosine_with_warmup
@@ -89,6 +89,11 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_same_weights(data
     state = json.loads((tmp_path / "cut" / "checkpoints" / "step_0000006" /
                         "trainer_state.json").read_text())
     assert state["samples"] == 6 * 8
+    record = json.loads((tmp_path / "cut" / "model" / "config.json").read_text())["training"]
+    assert {"commit", "machine", "date", "torch"} <= set(record) and record["machine"]
+    assert record["spec"]["data"] == [str(data)] and record["spec"]["steps"] == 6
+    assert record["steps"] == 6 and record["samples"] == 6 * 8 and "final_loss" in record
+    assert record["total_seconds"] > 0 and record["device"] == "cpu"
     # The curve line written at step 4, after the checkpoint at 3, was redone, not repeated.
     curves = [[(r["step"], r["accuracy"]) for r in map(json.loads, (tmp_path / run /
                "curve.jsonl").read_text().splitlines()) if "step" in r]
@@ -139,26 +144,26 @@ def test_holdout_keeps_whole_images_out_of_training(data):
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    add_train_vqa_parser(parser.add_subparsers())
-    return parser.parse_args(["vqa", *argv])
+    add_ofa_parser(parser.add_subparsers())
+    return parser.parse_args(["ofa", *argv])
 
 
 def test_the_cli_accepts_good_input_and_names_bad_input(data, tmp_path):
     good = ["--data", str(data), "--out", str(tmp_path / "run"), "--steps", "10"]
-    spec = spec_from_args(_args(*good, "--mix", "block_bowl=2", "--freeze-encoder"))
+    spec = ofa_spec_from_args(_args(*good, "--mix", "block_bowl=2", "--freeze-encoder"))
     assert spec.mix == "block_bowl=2" and spec.freeze_encoder and spec.preset == "tiny"
     with pytest.raises(ValueError, match="nowhere"):
-        spec_from_args(_args(*good[2:], "--data", str(tmp_path / "nowhere")))
+        ofa_spec_from_args(_args(*good[2:], "--data", str(tmp_path / "nowhere")))
     with pytest.raises(ValueError, match="unseen"):
-        spec_from_args(_args(*good, "--mix", "block_bowl=1,unseen=2"))
+        ofa_spec_from_args(_args(*good, "--mix", "block_bowl=1,unseen=2"))
     with pytest.raises(ValueError, match="huge"):
-        spec_from_args(_args(*good, "--preset", "huge"))
+        ofa_spec_from_args(_args(*good, "--preset", "huge"))
     with pytest.raises(ValueError, match="no VQA dataset"):
-        spec_from_args(_args(*good, "--val", str(tmp_path)))
+        ofa_spec_from_args(_args(*good, "--val", str(tmp_path)))
     with pytest.raises(ValueError, match="not a number"):
-        spec_from_args(_args(*good, "--mix", "block_bowl=lots"))
+        ofa_spec_from_args(_args(*good, "--mix", "block_bowl=lots"))
     with pytest.raises(ValueError, match="lr"):
-        spec_from_args(_args(*good, "--lr", "0"))
+        ofa_spec_from_args(_args(*good, "--lr", "0"))
     with pytest.raises(SystemExit):  # argparse's own check of integers
         _args(*good[:4], "--steps", "0")
 

