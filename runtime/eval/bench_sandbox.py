@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 
 from common.stats import summarize_times
-from runtime.cli.sandbox import StubPrimitives
 from runtime.sandbox import Limits, Sandbox
+from runtime.sandbox.stubs import StubPrimitives
 
 TYPICAL = """from control_actions import put_first_on_second
 from plan_actions import get_object_names, tell_planner
