@@ -16,15 +16,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def git_commit(root: Path = ROOT) -> str | None:
-    """HEAD's short hash, with "+dirty" when tracked files changed; None outside a checkout."""
+    """HEAD's short hash, with "+dirty" when tracked files changed; None outside a checkout,
+    including an installed copy (site-packages) that happens to sit inside someone else's git
+    work tree: the checkout must be the one whose top level is `root`."""
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}  # never take the index lock to read it
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
-                              capture_output=True, timeout=10, check=True, env=env).stdout.strip()
+        top, head = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel", "--short", "HEAD"], cwd=root, text=True,
+            capture_output=True, timeout=10, check=True, env=env).stdout.split()
+        if Path(top).resolve() != Path(root).resolve():
+            return None
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
                                cwd=root, text=True, capture_output=True, timeout=10,
                                env=env).stdout
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ValueError):  # ValueError: unexpected output
         return None
     return head + ("+dirty" if dirty.strip() else "")
 

@@ -1,6 +1,6 @@
 """Control actions: what a codeplan may ask the robot to do."""
 
-from runtime.episode import current
+from primitives.episode import current
 
 
 def put_first_on_second(pick: str, place: str) -> None:

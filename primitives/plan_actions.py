@@ -1,6 +1,6 @@
 """Plan actions: what a codeplan may ask of the planner side."""
 
-from runtime.episode import current
+from primitives.episode import current
 
 
 def get_object_names() -> list[str]:

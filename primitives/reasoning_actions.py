@@ -1,6 +1,6 @@
 """Reasoning actions: questions a codeplan may ask about what the camera sees now."""
 
-from runtime.episode import current
+from primitives.episode import current
 
 
 def find_object_related_to_obj(relation: str, obj: str) -> str | None:

@@ -12,8 +12,6 @@ the same task, seed and settings give the same trajectory on any machine under a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ravens_env import assets
@@ -32,7 +30,7 @@ from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from ravens_env.situation_effects import SituationEffects
 from ravens_env.situations import KINDS, Situations, parse_situations
 from ravens_env.tasks import ObjectSpec, Task, make_task
-from ravens_env.types import ActionResult, Observation, PickPlace
+from ravens_env.types import ActionResult, Observation, PickPlace, SimObject
 
 TIMESTEP = 1.0 / 240.0  # seconds per physics step (Ravens' rate)
 SAFE_TIP_Z = 0.34  # metres: transport height of the suction tip (above a 6-block tower)
@@ -45,18 +43,6 @@ STILL_ANGULAR = 2e-2  # rad/s
 def _bounds_text() -> str:
     x, y, z = (f"[{lo:g}, {hi:g}]" for lo, hi in BOUNDS)
     return f"x {x} y {y} z {z} m"
-
-
-@dataclass
-class SimObject:
-    """An object the env created: its spec and PyBullet body id."""
-
-    spec: ObjectSpec
-    body: int
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
 
 class TabletopEnv:

@@ -8,7 +8,7 @@ chaotic contact dynamics that would make the outcome depend on tiny numerical di
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -16,18 +16,26 @@ from ravens_env.assets import BLOCK_SIZE
 from ravens_env.bullet import pb
 from ravens_env.geometry import BOUNDS, yaw_to_quat
 from ravens_env.scene_graph import IN_RADIUS
-
-if TYPE_CHECKING:
-    from ravens_env.env import SimObject, TabletopEnv
+from ravens_env.types import SimObject
 
 EDGE_MARGIN = 0.03  # metres kept inside the workspace by every effect
 PARK = (5.0, 5.0, 0.5)  # metres: out of the way while measuring the surface below a spot
 
 
+class EffectsEnv(Protocol):
+    """What the effects need of an env (`TabletopEnv` has it). A protocol rather than an
+    import of env.py, which imports this module: the two files stay out of an import cycle."""
+
+    client: int
+    objects: list[SimObject]
+
+    def support_height(self, lo: tuple, hi: tuple) -> float: ...
+
+
 class SituationEffects:
     """Applies situations to one env, drawing every detail from its own seeded generator."""
 
-    def __init__(self, env: TabletopEnv, rng: np.random.Generator) -> None:
+    def __init__(self, env: EffectsEnv, rng: np.random.Generator) -> None:
         self.env, self.rng = env, rng
 
     def missed(self, x: float, y: float) -> tuple[float, float]:

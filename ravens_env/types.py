@@ -1,11 +1,17 @@
-"""The data that crosses the simulator's seam: actions, action results, observations."""
+"""The data that crosses the simulator's seam: actions, action results, observations, and
+the objects the env creates (shared by `env.py` and `situation_effects.py`, so that neither
+has to import the other for its types)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ravens_env.tasks import ObjectSpec
 
 
 @dataclass(frozen=True)
@@ -66,3 +72,15 @@ class Observation:
     instruction: str
     step: int
     last_action: ActionResult | None = None
+
+
+@dataclass
+class SimObject:
+    """An object the env created: its spec and PyBullet body id."""
+
+    spec: ObjectSpec
+    body: int
+
+    @property
+    def name(self) -> str:
+        return self.spec.name

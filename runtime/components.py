@@ -10,15 +10,18 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import checkpoints
+
 if TYPE_CHECKING:
     from ravens_env.env import TabletopEnv
     from runtime.controller import Actor
     from vrs.reasoner import Reasoner
 
 ACTORS = ("oracle", "cliport", "<checkpoint dir>")
-REASONERS = ("default", "ns", "ofa", "oracle", "<checkpoint dir>", "http://HOST:PORT")
-# The shipped CLIPort-style actor (`--actor cliport`); see checkpoints/README.md.
-CLIPORT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "cliport-cpu"
+REASONERS = ("default", "detector", "ofa", "oracle", "<checkpoint dir>", "http://HOST:PORT")
+# The shipped CLIPort-style actor (`--actor cliport`), found by `checkpoints.find`; see
+# checkpoints/README.md.
+CLIPORT_SHIPPED = "cliport-cpu"
 
 
 def make_actor(name: str, env: TabletopEnv) -> Actor:
@@ -29,14 +32,15 @@ def make_actor(name: str, env: TabletopEnv) -> Actor:
         from ravens_env.agents.oracle import OracleActor
 
         return OracleActor(env)
-    path = CLIPORT_CHECKPOINT if name == "cliport" else Path(name)
-    if not (path / "config.json").is_file():
-        hint = (" (the shipped checkpoint is missing from this checkout: restore "
-                "checkpoints/cliport-cpu or train one, see checkpoints/README.md)"
-                ) if name == "cliport" else ""
-        raise ValueError(f"unknown actor {name!r}: no checkpoint at {path}{hint}; "
+    if name == "cliport":
+        try:
+            return _load_actor(str(checkpoints.find(CLIPORT_SHIPPED)))
+        except checkpoints.CheckpointNotFound as e:
+            raise ValueError(f"actor 'cliport': {e}") from e
+    if not (Path(name) / "config.json").is_file():
+        raise ValueError(f"unknown actor {name!r}: no checkpoint at {name}; "
                          f"actors: {', '.join(ACTORS)}")
-    return _load_actor(str(path))
+    return _load_actor(name)
 
 
 @functools.lru_cache(maxsize=2)
@@ -50,8 +54,9 @@ def _load_actor(path: str) -> Actor:
 def make_reasoner(name: str, env: TabletopEnv) -> Reasoner:
     """A reasoner by name:
 
-    - 'default' (the shipped learned reasoner, see `vrs.loading.DEFAULT`), 'ns', 'ofa', or a
-      checkpoint directory: answers from the front camera image, in-process;
+    - 'default' (the shipped learned reasoner, see `vrs.loading.DEFAULT`), 'detector' ('ns',
+      its old name, still works), 'ofa', or a checkpoint directory: answers from the front
+      camera image, in-process;
     - 'http://HOST:PORT': a running `codeplan serve vrs`, through the HTTP client;
     - 'oracle': answers from the simulator's scene graph (labelled as an oracle in every
       output: an upper bound, not a system under test).
@@ -64,7 +69,9 @@ def make_reasoner(name: str, env: TabletopEnv) -> Reasoner:
         from vrs.client import HttpReasoner
 
         return HttpReasoner(name)
-    return _load(name)
+    from vrs.loading import canonical_name
+
+    return _load(canonical_name(name))  # 'ns', 'default' and 'detector' share one load
 
 
 @functools.lru_cache(maxsize=4)

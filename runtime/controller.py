@@ -107,7 +107,7 @@ class Counters:
 
 
 class Controller:
-    """Implements the primitives (`runtime.episode.EpisodeApi`) for one episode."""
+    """Implements the primitives (`primitives.episode.EpisodeApi`) for one episode."""
 
     def __init__(self, env: Env, actor: Actor, reasoner: Reasoner, mode: str,
                  obs: Observation, trace: TraceWriter) -> None:

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import primitives
+from primitives import episode
 from ravens_env.env import TabletopEnv
 from ravens_env.situations import parse_situations
 from ravens_env.tasks import make_task
-from runtime import episode
 from runtime.components import make_actor, make_reasoner
 from runtime.controller import (
     MODES,

@@ -12,7 +12,8 @@ import ravens_env
 from ravens_env.tasks import make_task, task_ids
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["common", "ravens_env", "runtime", "vrs", "primitives", "datagen", "training"]
+PACKAGES = ["common", "ravens_env", "runtime", "vrs", "primitives", "datagen", "training",
+            "checkpoints"]
 
 
 @pytest.mark.parametrize("task", task_ids())
@@ -68,7 +69,8 @@ def test_functions_are_short_enough_to_read_at_a_glance(path):
     assert not long, f"{path.name}: {long}"
 
 
-CHECKPOINTS = sorted(p for p in (ROOT / "checkpoints").iterdir() if p.is_dir())
+CHECKPOINTS = sorted(p for p in (ROOT / "checkpoints").iterdir()
+                     if p.is_dir() and not p.name.startswith("__"))  # not __pycache__
 
 
 @pytest.mark.parametrize("ckpt", CHECKPOINTS, ids=[p.name for p in CHECKPOINTS])

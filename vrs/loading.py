@@ -5,10 +5,15 @@ Why one place: `codeplan run`, `codeplan ask`, `codeplan serve vrs`, `codeplan e
 checkpoint directory holds `config.json` whose `"kind"` says which model family wrote it:
 
     "ofa-vqa"   the OFA-style encoder-decoder (`vrs.ofa`)
-    "ns-vqa"    the neuro-symbolic reasoner: object detector + question programs (`vrs.detector`)
+    "ns-vqa"    the detector reasoner: object detector + question programs (`vrs.detector`)
+
+The kinds keep their historical names ("ns-vqa": neuro-symbolic) because they are file-format
+identifiers written into shipped and user checkpoints; the short names on the command line are
+`detector` and `ofa` (`ns` is still accepted for `detector`, for old command lines).
 
 Each family registers a loader `(directory, device) -> Reasoner` in `LOADERS`; the import is
-lazy so that loading one family never imports the other's dependencies.
+lazy so that loading one family never imports the other's dependencies. Shipped checkpoints
+are found through `checkpoints.find`, so an installed codeplan finds them too.
 """
 
 from __future__ import annotations
@@ -18,17 +23,21 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import checkpoints
 from vrs.allocator import keep_freed_memory
 
 if TYPE_CHECKING:
     from vrs.reasoner import Reasoner
 
-ROOT = Path(__file__).resolve().parents[1]
-CHECKPOINTS = ROOT / "checkpoints"
-# Shipped checkpoints by short name (`--reasoner ns`); "default" is what `codeplan run` uses.
-SHIPPED = {"ns": CHECKPOINTS / "detector-tiny", "ofa": CHECKPOINTS / "ofa-tiny"}
-DEFAULT = "ns"
+# Shipped checkpoints by short name (`--reasoner detector`) -> directory name for
+# `checkpoints.find`; "default" is what `codeplan run` uses.
+SHIPPED = {"detector": "detector-tiny", "ofa": "ofa-tiny"}
+DEFAULT = "detector"
+# Old short names still accepted: "ns" (neuro-symbolic) was the detector reasoner's first name.
+ALIASES = {"default": DEFAULT, "learned": DEFAULT,  # "learned": the paper benchmark's word
+           "ns": "detector"}
 # kind -> "module:function" taking (directory: Path, device: str) and returning a Reasoner.
+# The kind strings are file-format identifiers stored in checkpoints' config.json: keep them.
 LOADERS = {"ofa-vqa": "vrs.ofa.reasoner:load_ofa_reasoner",
            "ns-vqa": "vrs.detector.reasoner:load_detector_reasoner"}
 
@@ -37,15 +46,24 @@ class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or of an unknown kind; the message names it."""
 
 
+def canonical_name(spec: str | Path) -> str:
+    """A shipped short name for what the user typed ('ns' -> 'detector', 'default' ->
+    DEFAULT); anything else (a path) unchanged, as a string."""
+    return ALIASES.get(str(spec), str(spec))
+
+
 def resolve_checkpoint(spec: str | Path) -> Path:
-    """A directory from a shipped name ('ns', 'ofa', 'default') or a path; raises
-    CheckpointError naming the path and what is missing."""
-    name = str(spec)
-    if name in ("default", "learned"):  # "learned": the paper benchmark's word for it
-        name = DEFAULT
-    path = SHIPPED.get(name, Path(name))
+    """A directory from a shipped name ('detector', 'ofa', 'default', or an alias) or a path;
+    raises CheckpointError naming the path (or the places searched) and what is missing."""
+    name = canonical_name(spec)
+    if name in SHIPPED:
+        try:
+            return checkpoints.find(SHIPPED[name])
+        except checkpoints.CheckpointNotFound as e:
+            raise CheckpointError(str(e)) from e
+    path = Path(name)
     if not path.is_dir():
-        known = ", ".join(["default", "learned", *SHIPPED])
+        known = ", ".join([*SHIPPED, *ALIASES])
         raise CheckpointError(f"no checkpoint directory at {path} (shipped names: {known})")
     if not (path / "config.json").is_file():
         raise CheckpointError(f"{path} has no config.json; is it a checkpoint directory?")

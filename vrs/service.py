@@ -4,7 +4,7 @@ Why a service: the learned reasoner is big and slow to load, and the controller,
 runs and other people's tools all want to ask it questions. One server process holds the model,
 and concurrent requests are micro-batched into one forward pass (`vrs.service_batching`).
 
-    app = create_app(load_reasoner("ns"))      # then: uvicorn.run(app, port=8765)
+    app = create_app(load_reasoner("detector"))      # then: uvicorn.run(app, port=8765)
 
     POST /v1/vqa   application/json     {"image": "<base64 PNG/JPEG>", "questions": ["..."]}
                    multipart/form-data  file field `image`; `questions` repeated, or one JSON list

@@ -8,7 +8,7 @@ import pytest
 
 import primitives
 from primitives import control_actions, plan_actions, reasoning_actions
-from runtime.episode import NoActiveEpisode, active
+from primitives.episode import NoActiveEpisode, active
 
 
 def test_the_api_is_the_papers_plus_two_reasoning_calls():

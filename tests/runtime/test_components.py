@@ -49,5 +49,21 @@ def test_reasoners_by_name(env, tmp_path):
 
     assert resolve_checkpoint("learned") == resolve_checkpoint("default")  # paper-suite word
     assert isinstance(make_reasoner("http://127.0.0.1:9", env), HttpReasoner)
-    save_detector(DetectorNet(DetectorConfig()), tmp_path / "ns")
-    assert isinstance(make_reasoner(str(tmp_path / "ns"), env), DetectorReasoner)
+    save_detector(DetectorNet(DetectorConfig()), tmp_path / "detector")
+    assert isinstance(make_reasoner(str(tmp_path / "detector"), env), DetectorReasoner)
+
+
+def test_the_detector_reasoner_answers_to_its_old_name_too(env):
+    """`--reasoner ns` (the detector's first name) still works: the same shipped model."""
+    from vrs.detector.reasoner import DetectorReasoner
+
+    assert isinstance(make_reasoner("detector", env), DetectorReasoner)
+    assert make_reasoner("ns", env) is make_reasoner("detector", env)
+
+
+def test_a_missing_shipped_actor_says_where_it_looked(env, tmp_path, monkeypatch):
+    import checkpoints
+
+    monkeypatch.setattr(checkpoints, "PACKAGE_DIR", tmp_path)
+    with pytest.raises(ValueError, match=r"actor 'cliport'.*looked in .*cliport-cpu"):
+        make_actor("cliport", env)

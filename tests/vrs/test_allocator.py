@@ -49,7 +49,7 @@ def test_loading_a_reasoner_sets_the_thresholds(monkeypatch):
 
     called = []
     monkeypatch.setattr(loading, "keep_freed_memory", lambda: called.append(1) or True)
-    loading.load_reasoner("ns")
+    loading.load_reasoner("detector")
     assert called == [1]
 
 
@@ -67,7 +67,7 @@ def test_the_users_own_malloc_settings_win(monkeypatch, env):
 _FAULTS = """
 import resource, numpy as np
 from vrs.loading import load_reasoner
-r = load_reasoner("ns")
+r = load_reasoner("detector")
 rng = np.random.default_rng(0)
 images = [rng.integers(0, 255, (240, 320, 3), dtype=np.uint8) for _ in range(25)]
 for img in images[:5]:

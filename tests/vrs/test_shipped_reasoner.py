@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from vrs.loading import load_reasoner, resolve_checkpoint
@@ -37,3 +38,25 @@ def test_the_default_reasoner_answers_generated_scenes(tiny_vqa):
     # detector 75/96); an untrained detector gets ~5/96. These scenes are on seed offset 0,
     # the training set's: a regression guard, not the accuracy figure (docs/RESULTS.md).
     assert right / total >= 0.85, f"{right}/{total}"
+
+
+def test_the_detector_is_the_default_and_ns_is_its_old_name():
+    """`--reasoner ns` from older command lines still means the detector reasoner."""
+    detector = resolve_checkpoint("detector")
+    assert detector.name == "detector-tiny"
+    assert resolve_checkpoint("ns") == resolve_checkpoint("default") == detector
+    assert resolve_checkpoint("ofa").name == "ofa-tiny"
+
+
+def test_shipped_names_come_from_the_checkpoint_search_path(tmp_path, monkeypatch):
+    """`$CODEPLAN_CHECKPOINTS` is searched first; a shipped name missing everywhere says
+    where it looked."""
+    import checkpoints
+    from vrs.loading import CheckpointError
+
+    monkeypatch.setattr(checkpoints, "PACKAGE_DIR", tmp_path / "installed")
+    monkeypatch.setenv(checkpoints.ENV_VAR, str(tmp_path / "mine"))
+    with pytest.raises(CheckpointError) as e:
+        resolve_checkpoint("detector")
+    for place in (tmp_path / "mine", tmp_path / "installed"):
+        assert str(place / "detector-tiny") in str(e.value)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+import checkpoints
 from ravens_env.cliport.actor import CliportActor
 from ravens_env.env import TabletopEnv
-from runtime.components import CLIPORT_CHECKPOINT, make_actor
+from runtime.components import CLIPORT_SHIPPED, make_actor
 from training.cliport.eval import step_holds
 
-CHECKPOINTS = CLIPORT_CHECKPOINT.parent
 SEEDS = range(10_000, 10_006)  # evaluation seeds: never seen in training (demos use 0, 1, ...)
 
 
 @pytest.mark.parametrize("task", ["put-blocks-in-matching-bowls", "stack-blocks"])
 def test_the_shipped_actor_carries_out_first_steps(task):
-    assert (CLIPORT_CHECKPOINT / "model.safetensors").is_file()
+    assert (checkpoints.find(CLIPORT_SHIPPED) / "model.safetensors").is_file()
     held = 0
     with TabletopEnv(task) as env:
         actor = make_actor("cliport", env)
@@ -45,7 +45,7 @@ def test_the_100_demo_cpu_actor_grounds_colours_it_never_saw(split):
     task = f"put-block-in-bowl-{split}-colors"
     held = 0
     with TabletopEnv(task) as env:
-        actor = CliportActor(CHECKPOINTS / "cliport-seen100-cpu")
+        actor = CliportActor(checkpoints.find("cliport-seen100-cpu"))
         for seed in range(10_000, 10_008):
             obs = env.reset(task, seed)
             scene = env.scene(visibility=False)

@@ -76,7 +76,7 @@ def test_reference_rows_sit_beside_ours_in_markdown_and_json(vqa_dir, tmp_path):
 
 def test_the_paper_suite_names_its_data_and_the_papers_numbers():
     suite = get_suite("paper-table1")
-    assert set(PAPER_OFA_BASE) <= set(suite.splits) and "ns" in suite.models
+    assert set(PAPER_OFA_BASE) <= set(suite.splits) and "detector" in suite.models
     assert "--seed-offset 100000" in suite.datagen_command()
     with pytest.raises(ValueError, match="suites: paper-table1"):
         get_suite("table9")
@@ -86,7 +86,7 @@ def test_the_suite_command_writes_a_table_with_the_paper_row(vqa_dir, tmp_path, 
     parser = argparse.ArgumentParser()
     add_vqa_parser(parser.add_subparsers())
     args = parser.parse_args(["vqa", "--suite", "paper-table1", "--data", str(vqa_dir),
-                              "--splits", ",".join(SPLITS), "--model", "ns",
+                              "--splits", ",".join(SPLITS), "--model", "detector",
                               "--out", str(tmp_path / "out"), "--json"])
     assert args.handler(args) == 0
     printed = json.loads(capsys.readouterr().out)

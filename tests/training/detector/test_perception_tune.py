@@ -27,7 +27,7 @@ def dev(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def model(tmp_path) -> Path:
-    return Path(shutil.copytree(resolve_checkpoint("ns"), tmp_path / "ns"))
+    return Path(shutil.copytree(resolve_checkpoint("detector"), tmp_path / "detector"))
 
 
 def test_a_threshold_that_drops_every_object_loses_to_a_working_one(dev, model):

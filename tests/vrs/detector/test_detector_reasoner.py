@@ -1,4 +1,4 @@
-"""The neuro-symbolic reasoner end to end: training overfits, checkpoints round-trip, the
+"""The detector reasoner end to end: training overfits, checkpoints round-trip, the
 loader dispatches by kind, bad input gets clear errors."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def overfit(tiny_vqa, tmp_path_factory) -> Path:
     peak is swallowed and 2 of its 8 answers stay wrong however long it trains.)"""
     from training.detector.train import TrainDetectorSpec, train_detector
 
-    out = tmp_path_factory.mktemp("ns-overfit")
+    out = tmp_path_factory.mktemp("detector-overfit")
     torch.manual_seed(0)
     train_detector(TrainDetectorSpec(data=[tiny_vqa], out=out, steps=400, batch_size=4,
                                          lr=5e-3, warmup=10, checkpoint_every=1000,
@@ -71,8 +71,8 @@ def test_a_checkpoint_round_trips_bit_for_bit(tmp_path):
 
 
 def test_the_loader_dispatches_by_kind_and_names_bad_checkpoints(tmp_path):
-    save_detector(DetectorNet(DetectorConfig()), tmp_path / "ns")
-    assert isinstance(load_reasoner(tmp_path / "ns"), DetectorReasoner)
+    save_detector(DetectorNet(DetectorConfig()), tmp_path / "detector")
+    assert isinstance(load_reasoner(tmp_path / "detector"), DetectorReasoner)
     with pytest.raises(CheckpointError, match="no checkpoint directory"):
         load_reasoner(tmp_path / "missing")
     (tmp_path / "odd").mkdir()

@@ -3,6 +3,10 @@
 `primitives/` modules are what a codeplan imports; each of their functions forwards to the
 episode registered here. One episode is active at a time per process (a closed-loop run
 drives one simulator), so a module-level slot is enough and keeps the primitives trivial.
+
+The slot lives in `primitives`, not in `runtime`, so that the primitives import nothing of the
+runtime: the runtime injects its controller with `active(controller)` (see
+tests/test_layering.py for the import order this keeps).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ _ACTIVE: list[EpisodeApi] = []
 
 
 def current() -> EpisodeApi:
+    """The episode primitive calls go to; NoActiveEpisode outside a closed-loop run."""
     if not _ACTIVE:
         raise NoActiveEpisode("no active episode: primitives run only inside `codeplan run`")
     return _ACTIVE[-1]
