@@ -1,6 +1,9 @@
 """`codeplan replay`: re-run a recorded episode's codeplans without simulator, reasoner or LLM.
 
-Each recorded codeplan runs again in the sandbox; every primitive call it makes is answered
+Each recorded LLM reply (an `llm_exchange` event) is turned into a codeplan again by the
+planner's own code (`extract_code`, `with_imports`), which must give the recorded codeplan:
+so a change to the reply handling that would have changed a plan shows up with no model.
+Each recorded codeplan then runs again in the sandbox; every primitive call it makes is answered
 with the recorded result (or recorded error, or recorded stop). The first call that differs
 from the recording — another function, other arguments, a call too many or too few — is a
 divergence and ends the replay loudly. `--resimulate` instead runs the recorded codeplans in a
@@ -32,18 +35,43 @@ class ReplayDivergence(BaseException):
 class ReplayReport:
     plans: int
     calls: int
+    llm_replies: int = 0  # recorded LLM replies turned into their codeplans again
 
     def to_dict(self) -> dict[str, int]:
-        return {"plans": self.plans, "calls": self.calls}
+        return {"plans": self.plans, "calls": self.calls, "llm_replies": self.llm_replies}
 
 
 def replay_trace(path: Path) -> ReplayReport:
-    """Replay every codeplan of a trace; raises ReplayDivergence at the first difference."""
+    """Replay every LLM reply and codeplan of a trace; raises ReplayDivergence at the first
+    difference."""
     _, events = read_trace(path)
+    replies = replay_llm_replies(events)
     calls = 0
     for plan, recorded_calls, end in _segments(events):
         calls += _replay_plan(plan, recorded_calls, end)
-    return ReplayReport(plans=sum(1 for e in events if e["type"] == "plan"), calls=calls)
+    return ReplayReport(plans=sum(1 for e in events if e["type"] == "plan"), calls=calls,
+                        llm_replies=replies)
+
+
+def replay_llm_replies(events: list[dict]) -> int:
+    """Re-derive each codeplan from the last LLM reply recorded before it; the number checked.
+    Why: the reply handling is the planner code a real model's output goes through, and this
+    checks it against real replies with no model at all."""
+    from runtime.planners.openai_planner import extract_code, with_imports
+
+    last: dict | None = None
+    checked = 0
+    for e in events:
+        if e["type"] == "llm_exchange":
+            last = e
+        elif e["type"] == "plan" and last is not None and last.get("reply") is not None:
+            code = extract_code(last["reply"])
+            got = with_imports(code) if code is not None else None
+            if got != e["source"]:
+                raise ReplayDivergence(f"codeplan {e['attempt']}: the recorded LLM reply now "
+                                       f"gives {got!r}, the recording has {e['source']!r}")
+            checked, last = checked + 1, None
+    return checked
 
 
 def _segments(events: list[dict]) -> list[tuple[dict, list[dict], dict | None]]:

@@ -22,7 +22,8 @@ def write_report(run_dir: Path) -> Path:
     run_dir = Path(run_dir)
     header, events = read_trace(run_dir)
     gif = _write_gif(run_dir, [e for e in events if e["type"] == "frame"])
-    body = [_summary(header, events, gif), _plans(events), _timeline(events), _frames(events)]
+    body = [_summary(header, events, gif), _plans(events), _llm(events), _timeline(events),
+            _frames(events)]
     page = (f"<!doctype html><meta charset=utf-8><title>codeplan run</title>"
             f"<style>{_CSS}</style>" + "".join(body))
     out = run_dir / "report.html"
@@ -61,6 +62,29 @@ def _plans(events: list[dict]) -> str:
                          f"<pre>{_esc(e['source'])}</pre>")
         elif e["type"] == "replan":
             parts.append(f"<p><b>feedback:</b> {_esc(e['feedback'])}</p>")
+    return "".join(parts)
+
+
+def _llm(events: list[dict]) -> str:
+    """Every LLM call: model, tokens, seconds, parameters, the messages sent and the raw
+    reply (or the error), so a person sees exactly what the model was asked and said."""
+    calls = [e for e in events if e["type"] == "llm_exchange"]
+    if not calls:
+        return ""
+    total = (f"{len(calls)} call(s), {sum(e.get('prompt_tokens') or 0 for e in calls)} prompt "
+             f"+ {sum(e.get('completion_tokens') or 0 for e in calls)} completion tokens, "
+             f"{sum(e.get('latency_s') or 0 for e in calls):.1f} s")
+    parts = [f"<h2>LLM calls</h2><p>{_esc(total)}</p>"]
+    for e in calls:
+        head = (f"attempt {e.get('attempt')}: {e.get('reply_model') or e.get('model')}, "
+                f"{e.get('prompt_tokens')} + {e.get('completion_tokens')} tokens, "
+                f"{e.get('latency_s')} s, {e.get('params')}")
+        messages = "\n\n".join(f"[{m.get('role')}]\n{m.get('content')}"
+                                for m in e.get("messages") or [])
+        reply = e.get("reply") if e.get("reply") is not None else f"(error) {e.get('error')}"
+        err = f"<p class=bad>{_esc(e['error'])}</p>" if e.get("error") else ""
+        parts.append(f"<h3>{_esc(head)}</h3>{err}<details><summary>messages sent</summary>"
+                     f"<pre>{_esc(messages)}</pre></details><pre>{_esc(reply)}</pre>")
     return "".join(parts)
 
 

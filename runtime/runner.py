@@ -44,6 +44,7 @@ class _Outcome:
     failure_reason: str | None = None
     feedback: list[str] = field(default_factory=list)
     plans: list[Codeplan] = field(default_factory=list)
+    exchanges: list[dict] = field(default_factory=list)  # every LLM call, failed ones too
 
 
 def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
@@ -162,17 +163,36 @@ def _request_plan(planner: Planner, request: PlanRequest, trace: TraceWriter,
     try:
         plan = planner.plan(request)
     except PlannerError as e:
+        _record_exchanges(e.exchanges, trace, outcome)
         if fatal:
             raise RunError(f"{planner.name} planner: {e}") from None
         trace.event("plan_error", attempt=request.attempt, error=str(e))
         outcome.failure_reason = f"planner error: {e}"
         return None
+    _record_exchanges(plan.exchanges, trace, outcome)
     outcome.plans.append(plan)
     trace.event("plan", attempt=request.attempt, source=plan.source, planner=plan.planner,
                 model=plan.model, prompt_tokens=plan.prompt_tokens,
                 completion_tokens=plan.completion_tokens, latency_s=plan.latency_s,
                 reply=plan.reply, notes=plan.notes)
     return plan
+
+
+def _record_exchanges(exchanges: list[dict], trace: TraceWriter, outcome: _Outcome) -> None:
+    """Each LLM call into the trace as an `llm_exchange` event (messages, parameters, model,
+    tokens, latency, raw reply or error) and into the episode's accounting. Why failed calls
+    too: they cost tokens and seconds, and their raw replies are what a person debugs."""
+    for exchange in exchanges:
+        trace.event("llm_exchange", **exchange)
+        outcome.exchanges.append(exchange)
+
+
+def llm_counts(exchanges: list[dict]) -> dict[str, float]:
+    """Calls, prompt and completion tokens and LLM seconds of an episode's exchanges."""
+    return {"llm_calls": len(exchanges),
+            "prompt_tokens": sum(int(x.get("prompt_tokens") or 0) for x in exchanges),
+            "completion_tokens": sum(int(x.get("completion_tokens") or 0) for x in exchanges),
+            "llm_s": round(sum(float(x.get("latency_s") or 0.0) for x in exchanges), 3)}
 
 
 def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
@@ -221,9 +241,7 @@ def _score(config: RunConfig, env: TabletopEnv, controller: Controller, outcome:
         reason = ("false done: the codeplan reported done but the task is not complete"
                   if outcome.believed_done else "stopped before the task was complete")
     counts = {**controller.counters.to_dict(), "replans": max(0, len(outcome.plans) - 1),
-              "planner_calls": len(outcome.plans),
-              "prompt_tokens": sum(p.prompt_tokens for p in outcome.plans),
-              "completion_tokens": sum(p.completion_tokens for p in outcome.plans)}
+              "planner_calls": len(outcome.plans), **llm_counts(outcome.exchanges)}
     return RunResult(
         success=success, run_dir=str(run_dir), task=config.task, seed=config.seed,
         instruction=instruction, mode=config.mode, planner=config.planner,

@@ -21,7 +21,11 @@ from runtime.eval.diagnostics import CAUSES, diagnose_run
 from runtime.run_config import RunConfig
 
 COUNTS = ("actions", "failed_actions", "retries", "replans", "questions", "reasoner_calls",
-          "planner_calls", "prompt_tokens", "completion_tokens")
+          "planner_calls", "llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
+# The LLM's cost per episode (means over a cell): 0 for a planner with no LLM.
+LLM_COSTS = ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
+# planner option -> the `codeplan run` flag that sets it
+_FLAGS = {"timeout_s": "--llm-timeout", "path": "--plan-file"}
 
 
 @dataclass
@@ -74,7 +78,7 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str) -> str:
             "--planner", spec.planner]
     for key, value in spec.planner_options.items():
         if value is not None:
-            argv += [f"--{key.replace('_', '-')}", str(value)]
+            argv += [_FLAGS.get(key, f"--{key.replace('_', '-')}"), str(value)]
     return shlex.join(argv)
 
 
@@ -125,7 +129,16 @@ def _cell(eps: list[dict]) -> dict:
             "reasoner_calls": sum(e["reasoner_calls"] for e in eps) / len(eps),
             "retries": sum(e["retries"] for e in eps) / len(eps),
             "wall_s": sum(e["wall_s"] for e in eps) / len(eps),
+            **{k: sum(e.get(k, 0) for e in eps) / len(eps) for k in LLM_COSTS},
+            "llm_calls_median": _median([e.get("llm_calls", 0) for e in eps]),
             "failure_causes": {c: n for c, n in causes.items() if n}}
+
+
+def _median(values: list[float]) -> float:
+    """The median (the issue's target is on the median number of LLM calls per episode)."""
+    xs = sorted(values)
+    mid = len(xs) // 2
+    return float(xs[mid]) if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
@@ -142,6 +155,11 @@ def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
             "successes": per("wins"), "questions_per_episode": per("questions"),
             "reasoner_calls_per_episode": per("reasoner_calls"),
             "retries_per_episode": per("retries"), "wall_s_per_episode": per("wall_s"),
+            "llm_calls_per_episode": per("llm_calls"),
+            "llm_calls_median": per("llm_calls_median"),
+            "prompt_tokens_per_episode": per("prompt_tokens"),
+            "completion_tokens_per_episode": per("completion_tokens"),
+            "llm_s_per_episode": per("llm_s"),
             "failure_causes": per("failure_causes"), "failure_causes_by_mode": by_mode,
             "episodes": spec.episodes,
             "seeds": [spec.seed_start, spec.seed_start + spec.episodes - 1],
@@ -167,4 +185,17 @@ def format_table(result: dict) -> str:
     q = result["reasoner_calls_per_episode"]
     lines.append("reasoner calls per episode: " + "; ".join(
         f"{t}: " + ", ".join(f"{m} {v:.1f}" for m, v in by.items()) for t, by in q.items()))
+    if any(v for by in result.get("llm_calls_per_episode", {}).values() for v in by.values()):
+        lines.append("LLM per episode (calls, prompt + completion tokens, s): " + "; ".join(
+            f"{t}: " + ", ".join(f"{m} {llm_cost(result, t, m)}" for m in by)
+            for t, by in result["llm_calls_per_episode"].items()))
     return "\n".join(lines)
+
+
+def llm_cost(result: dict, task: str, mode: str) -> str:
+    """'1.3 calls, 812+95 tok, 14.2 s' for one cell (means per episode)."""
+    def get(key: str) -> float:
+        return result.get(f"{key}_per_episode", {}).get(task, {}).get(mode, 0)
+
+    return (f"{get('llm_calls'):.1f} calls, {get('prompt_tokens'):.0f}+"
+            f"{get('completion_tokens'):.0f} tok, {get('llm_s'):.1f} s")

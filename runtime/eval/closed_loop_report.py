@@ -18,6 +18,8 @@ from pathlib import Path
 from common.provenance import provenance
 from runtime.eval.diagnostics import CAUSES
 
+_LLM = ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
+
 
 def write_report(result: dict, out: Path, command: str) -> dict:
     """Write every file above into `out`; returns the summary (with provenance) written."""
@@ -78,7 +80,25 @@ def _cost_table(s: dict, modes: list[str]) -> list[str]:
         lines.append(f"| {task} | " + " | ".join(
             f"{s['reasoner_calls_per_episode'][task][m]:.1f} / "
             f"{s['wall_s_per_episode'][task][m]:.2f}" for m in modes) + " |")
-    return ["Per episode (means):", "", *lines]
+    return ["Per episode (means):", "", *lines, *_llm_table(s, modes)]
+
+
+def _llm_table(s: dict, modes: list[str]) -> list[str]:
+    """LLM calls (mean and median), tokens and seconds per episode; nothing for a planner
+    with no LLM (older summaries have no such keys)."""
+    calls = s.get("llm_calls_per_episode") or {}
+    if not any(v for by in calls.values() for v in by.values()):
+        return []
+    lines = ["", "| task | " + " | ".join(
+        f"{m}: LLM calls (median) / prompt + completion tokens / LLM s" for m in modes) + " |",
+        "|---|" + "---|" * len(modes)]
+    for task in s["success_rate"]:
+        lines.append(f"| {task} | " + " | ".join(
+            f"{calls[task][m]:.2f} ({s['llm_calls_median'][task][m]:g}) / "
+            f"{s['prompt_tokens_per_episode'][task][m]:.0f} + "
+            f"{s['completion_tokens_per_episode'][task][m]:.0f} / "
+            f"{s['llm_s_per_episode'][task][m]:.1f}" for m in modes) + " |")
+    return lines
 
 
 def _cause_table(s: dict, modes: list[str]) -> list[str]:
@@ -102,7 +122,7 @@ def write_csv(s: dict, path: Path) -> None:
         w = csv.writer(f)
         w.writerow(["task", "mode", "success_rate", "ci_low", "ci_high", "successes",
                     "episodes", "reasoner_calls_per_episode", "wall_s_per_episode",
-                    "reference_rate", *CAUSES])
+                    "reference_rate", *CAUSES, *(f"{k}_per_episode" for k in _LLM)])
         for task, rates in s["success_rate"].items():
             for mode, rate in rates.items():
                 causes = s["failure_causes"][task][mode]
@@ -110,7 +130,9 @@ def write_csv(s: dict, path: Path) -> None:
                             s["successes"][task][mode], s["episodes"],
                             round(s["reasoner_calls_per_episode"][task][mode], 2),
                             round(s["wall_s_per_episode"][task][mode], 3),
-                            ref.get(task, {}).get(mode, ""), *(causes.get(c, 0) for c in CAUSES)])
+                            ref.get(task, {}).get(mode, ""), *(causes.get(c, 0) for c in CAUSES),
+                            *(round(s.get(f"{k}_per_episode", {}).get(task, {}).get(mode, 0), 3)
+                              for k in _LLM)])
 
 
 def plot_success(s: dict, path: Path) -> None:

@@ -15,9 +15,13 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runtime.planners.base import Codeplan, PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S, OpenAIPlanner
+
+if TYPE_CHECKING:
+    from runtime.llm.server import LocalLLMServer
 
 INSTALL_HINT = 'pip install -e ".[llm]"'
 FETCH_HINT = "codeplan llm fetch"
@@ -27,7 +31,7 @@ CODE_GRAMMAR = r'''root ::= "```python\n" line+ "```"
 line ::= [^`\n]* "\n"
 '''
 
-_servers: dict[tuple[str, int], object] = {}
+_servers: dict[tuple[str, int], LocalLLMServer] = {}
 _lock = threading.Lock()
 
 
@@ -69,7 +73,7 @@ class LocalLLMPlanner:
         return self._delegate
 
 
-def shared_server(model_path: Path, threads: int = 1):  # -> LocalLLMServer
+def shared_server(model_path: Path, threads: int = 1) -> LocalLLMServer:
     """The process's running server for `model_path`, started on first use. Why shared: one
     server (and one warm prompt cache) for a whole evaluation, not one per episode."""
     from runtime.llm.server import LLMServerError, LocalLLMServer

@@ -75,16 +75,58 @@ def format_now(facts: list[tuple[str, str, str]]) -> str:
     return "; ".join(moved) + "." if moved else "no block is in a bowl or on a block."
 
 
+_STOPWORDS = frozenset("a an the in on of to into onto each every all its it is put place "
+                       "and with that their them so".split())
+_COLORS = frozenset("red green blue yellow brown gray grey cyan orange purple pink white "
+                    "black".split())
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _words(text: str) -> set[str]:
+    """Content words, crudely stemmed; a colour name becomes '<color>' (the example's colours
+    are not the scene's, but naming colours at all marks a put-this-in-that instruction)."""
+    words = {w.strip(".,;:!?'\"") for w in text.lower().replace("-", " ").split()} - _STOPWORDS
+    return {"<color>" if w in _COLORS else _stem(w) for w in words if w}
+
+
+def closest_example(instruction: str, examples: str) -> str:
+    """The few-shot example (of planner_examples.txt, split at its "Example." lines) whose
+    instruction shares the most words with `instruction`, each word weighted by 1 / the
+    number of examples that have it (so "block" counts little); the first on a tie.
+
+    Why one example, chosen per request, in the user message: with several examples in the
+    system prompt a 1.5B model wrote the different-colour loop for "matching colors" and the
+    other way round; one close example it copies faithfully. The system prompt stays the same
+    for every request, so the server's prompt cache still holds it.
+    """
+    parts = [p.strip() for p in examples.split("Example.") if p.strip()]
+    if not parts:
+        return ""
+    keys = [_words(next((ln for ln in p.splitlines() if ln.startswith("Instruction:")), "")
+                   .removeprefix("Instruction:")) for p in parts]
+    df = {w: sum(w in k for k in keys) for k in keys for w in k}
+    want = _words(instruction)
+    scores = [sum(1 / df[w] for w in want & k) for k in keys]
+    return "Example.\n" + parts[scores.index(max(scores))]
+
+
 def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[dict[str, str]]:
     """Chat messages for one planner call: the system prompt (rules, API, examples), then the
     task, or for a recovery attempt the feedback first, then the previous codeplan and the
     scene as it is now."""
+    examples = load_prompt("planner_examples.txt", directory).strip()
     system = render("planner_system.txt", directory,
                     api="The API (the only functions a codeplan may call):\n\n"
-                    + primitives.describe_api().strip(),
-                    examples=load_prompt("planner_examples.txt", directory).strip())
+                    + primitives.describe_api().strip(), examples=examples)
     scene = {"instruction": request.instruction, "objects": ", ".join(request.objects) or "none",
-             "scene": format_scene(request.objects), "facts": format_now(request.facts)}
+             "scene": format_scene(request.objects), "facts": format_now(request.facts),
+             "examples": closest_example(request.instruction, examples)}
     if request.attempt == 0:
         user = render("planner_task.txt", directory, **scene)
     else:

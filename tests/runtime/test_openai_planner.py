@@ -138,7 +138,9 @@ def test_the_request_carries_the_prompt_instruction_objects_and_facts(chat):
     system, user = body["messages"]
     assert system["role"] == "system" and "tell_planner" in system["content"]
     assert "from reasoning_actions import" in system["content"]  # the API
-    assert "Instruction: put each block in a bowl of another color" in system["content"]
+    assert "Example." not in system["content"]  # the same system prompt for every request
+    # the one example closest to the instruction comes first in the user message
+    assert user["content"].startswith("Example.\nInstruction: put the brown block in the red")
     assert user["role"] == "user"
     assert "Instruction: put the red block in the blue bowl" in user["content"]
     assert "Scene: blocks 'red block', 'green block'; bowls 'blue bowl'" in user["content"]
@@ -155,7 +157,9 @@ def test_recovery_prompt_carries_feedback_and_previous_codeplan(chat):
                                    previous=[previous], attempt=1))
     sent = chat.requests[0]["body"]
     user = sent["messages"][-1]["content"]
-    assert user.startswith("Your codeplan below did not finish the task.")  # feedback first
+    # the feedback comes before the previous code and the scene
+    assert user.index("What went wrong:") < user.index(previous) < user.index(
+        "Instruction: put the red block")
     assert "What went wrong: an action kept failing: red block in blue bowl" in user
     assert previous in user and "do not\nmove blocks that are already" in user
     # a recovery samples (at temperature 0 it returned the failed code byte for byte)
@@ -443,3 +447,19 @@ def test_missing_imports_are_added_for_the_modules_the_code_uses(chat):
                            "tell_planner('done')\n")
     chat.reply(f"```python\n{CODE}```")  # imports already there: unchanged
     assert planner_for(chat).plan(request()).source == CODE
+
+
+@pytest.mark.parametrize(("instruction", "example"), [
+    ("put the blocks in the bowls with matching colors", "with matching colors"),
+    ("put the blocks in bowls of a different color", "a different or other color"),
+    ("place every block in a bowl of some other color", "a different or other color"),
+    ("put the darker blocks in the bowls with matching colors", "with matching colors"),
+    ("put the pink block in the cyan bowl", "the brown block in the red bowl"),
+    ("stack all the blocks on the red block", "stack the blocks on the orange block"),
+    ("stack all the blocks in a 3-2-1 pyramid on the stand", "3-2-1 pyramid"),
+])
+def test_the_closest_example_is_chosen_by_weighted_shared_words(instruction, example):
+    from runtime.planners.prompts import closest_example, load_prompt
+
+    chosen = closest_example(instruction, load_prompt("planner_examples.txt"))
+    assert example in chosen.splitlines()[1] and chosen.count("Instruction:") == 1

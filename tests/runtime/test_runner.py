@@ -178,3 +178,57 @@ def test_a_benchmark_records_an_unplannable_first_codeplan_as_a_failed_episode(t
     with pytest.raises(RunError, match="gold block"):  # `codeplan run`: bad input, exit 2
         run_episode(RunConfig(instruction=config.instruction, task="put-block-in-bowl",
                               reasoner="oracle", runs_dir=tmp_path))
+
+
+# -- LLM exchanges and accounting (issue 19, items 3 and 4) ---------------------------------
+
+class ExchangePlanner(ScriptedPlanner):
+    """A scripted planner whose codeplans (and one failure) carry LLM exchanges, as the LLM
+    planners' do: the runner must trace and count every one, failed calls too."""
+
+    name = "exchanging"
+
+    def plan(self, request: PlanRequest) -> Codeplan:
+        from runtime.planners.base import PlannerError
+
+        self.requests.append(request)
+        ex = {"attempt": request.attempt, "model": "m", "params": {"max_tokens": 9},
+              "messages": [{"role": "user", "content": "hi"}], "prompt_tokens": 100,
+              "completion_tokens": 20, "latency_s": 1.5, "reply": "raw"}
+        if request.attempt == 0:  # a first call that fails, then one that works
+            raise PlannerError("no code", [ex | {"error": "no code", "completion_tokens": 7}])
+        return Codeplan(self.sources[0], "exchanging", exchanges=[ex, ex])
+
+
+def test_every_llm_exchange_is_traced_and_counted(tmp_path):
+    config = RunConfig(task="put-block-in-bowl", seed=0, runs_dir=tmp_path, report=False,
+                       first_plan_error_is_fatal=False)
+    result = run_episode(config, planner=ExchangePlanner(good_plan(*TARGET)))
+    assert not result.success  # the first plan failed: the episode records it and ends
+    assert result.counts["llm_calls"] == 1 and result.counts["prompt_tokens"] == 100
+    assert result.counts["completion_tokens"] == 7 and result.counts["llm_s"] == 1.5
+    d = result.to_dict()
+    assert (d["llm_calls"], d["prompt_tokens"], d["completion_tokens"], d["llm_s"]) == (
+        1, 100, 7, 1.5)
+    (ex,) = [e for e in read_trace(result.run_dir)[1] if e["type"] == "llm_exchange"]
+    assert ex["error"] == "no code" and ex["messages"][0]["content"] == "hi"
+    assert ex["params"] == {"max_tokens": 9} and ex["reply"] == "raw"
+
+
+def test_exchanges_of_every_codeplan_add_up(tmp_path):
+    planner = ExchangePlanner(good_plan(*TARGET))
+    planner.plan = lambda request: Codeplan(  # two calls behind one codeplan
+        good_plan(*TARGET), "x", exchanges=[{"prompt_tokens": 600, "completion_tokens": 80,
+                                              "latency_s": 9.25}] * 2)
+    result = run(tmp_path, planner, report=False)
+    assert result.success
+    assert (result.counts["llm_calls"], result.counts["prompt_tokens"],
+            result.counts["completion_tokens"], result.counts["llm_s"]) == (2, 1200, 160, 18.5)
+    kinds = [e["type"] for e in read_trace(result.run_dir)[1]]
+    assert kinds.count("llm_exchange") == 2 and kinds.index("llm_exchange") < kinds.index("plan")
+
+
+def test_a_planner_without_llm_counts_zero(tmp_path):
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), report=False)
+    assert {k: result.counts[k] for k in ("llm_calls", "prompt_tokens", "llm_s")} == {
+        "llm_calls": 0, "prompt_tokens": 0, "llm_s": 0}

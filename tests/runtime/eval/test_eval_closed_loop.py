@@ -45,6 +45,28 @@ def test_aggregate_gives_rates_wilson_intervals_and_failure_causes():
     assert "| t | 25% [" in format_table(result)
 
 
+def test_llm_calls_tokens_and_seconds_per_episode_reach_every_table(tmp_path):
+    """Issue 19: the LLM's cost per episode (means, and the median of calls) in the summary,
+    the printed table, table.md and table.csv; absent for a planner with no LLM."""
+    spec = EvalSpec(["t"], ["progress"], episodes=3, planner="llm")
+    costs = [(1, 700, 90, 10.0), (1, 700, 110, 12.0), (4, 3000, 400, 50.0)]
+    keys = ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
+    eps = [_episode("t", "progress", True) | dict(zip(keys, c, strict=True)) for c in costs]
+    result = aggregate(spec, eps)
+    assert result["llm_calls_per_episode"]["t"]["progress"] == 2.0
+    assert result["llm_calls_median"]["t"]["progress"] == 1.0
+    assert result["prompt_tokens_per_episode"]["t"]["progress"] == 1466.6666666666667
+    assert result["llm_s_per_episode"]["t"]["progress"] == 24.0
+    assert "t: progress 2.0 calls, 1467+200 tok, 24.0 s" in format_table(result)
+    write_report(result, tmp_path, "codeplan eval closed-loop --planner llm")
+    assert "| t | 2.00 (1) / 1467 + 200 / 24.0 |" in (tmp_path / "table.md").read_text()
+    (row,) = csv.DictReader((tmp_path / "table.csv").open())
+    assert (row["llm_calls_per_episode"], row["llm_s_per_episode"]) == ("2.0", "24.0")
+    no_llm = aggregate(spec, [_episode("t", "progress", True) | {
+        "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "llm_s": 0}])
+    assert "LLM" not in format_table(no_llm)
+
+
 def test_report_files_from_hand_built_episodes(tmp_path):
     suite = get_suite("paper-table2")
     spec = EvalSpec(list(suite.tasks), ["open-loop", "progress"], episodes=4, suite=suite.name,
