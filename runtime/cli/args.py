@@ -78,11 +78,17 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
                         help="cliport (the shipped learned actor, default), oracle (scripted "
                              "ground truth: an upper bound), or a CLIPort checkpoint dir")
     parser.add_argument("--reasoner", default="default",
-                        help="default (the shipped learned reasoner), ns, ofa, oracle, a "
+                        help="default (the shipped learned reasoner), detector, ofa, oracle, a "
                              "checkpoint dir, or http://HOST:PORT of `codeplan serve vrs`")
     parser.add_argument("--planner", choices=planners, default="offline",
-                        help="offline (rule-based, no LLM) or openai (any OpenAI-compatible "
+                        help="offline (rule-based, no LLM), llm (the packaged local model, "
+                             "served on this machine), or openai (any OpenAI-compatible "
                              "server)" + (", file (a codeplan file)" if "file" in planners else ""))
+    parser.add_argument("--model-path", default=None,
+                        help="a GGUF model for --planner llm instead of the packaged one")
+    parser.add_argument("--llm-timeout", type=float, default=None, metavar="S",
+                        help="seconds one LLM call may take in all, retries included, for "
+                             "--planner llm/openai (default 180: a cold prompt on one CPU core)")
     parser.add_argument("--model", default=None, help="model for --planner openai "
                                                       "(default $CODEPLAN_MODEL or gpt-4o-mini)")
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible server for "
@@ -97,7 +103,13 @@ def planner_options(args: argparse.Namespace) -> dict:
         if not getattr(args, "plan_file", None):
             raise CliError("--planner file needs --plan-file PATH")
         return {"path": args.plan_file}
+    timeout = getattr(args, "llm_timeout", None)
+    if timeout is not None and not timeout > 0:
+        raise CliError(f"--llm-timeout must be positive, got {timeout:g}")
     if planner == "openai":
         return {"model": args.model or os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
-                "base_url": args.base_url}
+                "base_url": args.base_url} | ({"timeout_s": timeout} if timeout else {})
+    if planner == "llm":
+        return {k: v for k, v in (("model_path", getattr(args, "model_path", None)),
+                                  ("timeout_s", timeout)) if v is not None}
     return {}

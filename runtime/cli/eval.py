@@ -63,7 +63,7 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--seed-start", type=non_negative_int, default=None,
                     help="first test seed (default 1000, or the suite's)")
     cl.add_argument("--situations", default="dkprompt", help="none, dkprompt, hard or drop=0.2,...")
-    add_stack_options(cl, planners=("offline", "openai"))
+    add_stack_options(cl, planners=("offline", "llm", "openai"))
     cl.add_argument("--workers", type=positive_int, default=1)
     cl.add_argument("--out", type=Path, default=None,
                     help="results dir (default results/<suite>/<date>, or results/closed-loop)")
@@ -182,8 +182,8 @@ def add_vqa_parser(esub: argparse._SubParsersAction) -> None:
                    help="a named benchmark (its data, made if missing, its models and the "
                         "paper's numbers beside ours); writes results/<suite>/<date>/")
     p.add_argument("--model", default=None,
-                   help="checkpoint dir(s) or shipped names (default, ns, ofa), comma-separated "
-                        "(default: default, or the suite's)")
+                   help="checkpoint dir(s) or shipped names (default, detector, ofa), "
+                        "comma-separated (default: default, or the suite's)")
     p.add_argument("--data", type=Path, default=None,
                    help="a `codeplan datagen vqa` output (held-out seeds; default data/vqa-val)")
     p.add_argument("--splits", default=None, help="comma-separated (default: all in the data)")
