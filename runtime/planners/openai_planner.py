@@ -15,6 +15,7 @@ import ast
 import os
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -45,7 +46,8 @@ class OpenAIPlanner:
     is for the first codeplan (None leaves it to the server); a recovery codeplan samples at
     `retry_temperature` with a per-attempt seed, so it does not repeat the code that failed.
     `max_tokens` and `stop` end a reply that runs on; `grammar` (a GBNF string, llama.cpp
-    only) constrains its shape. `prompts_dir` swaps in other prompt files.
+    only) constrains its shape. A codeplan whose dry run shows a mistake is asked for again up
+    to `check_retries` times (-1: no check). `prompts_dir` swaps in other prompt files.
     """
 
     name = "openai"
@@ -55,7 +57,7 @@ class OpenAIPlanner:
                  temperature: float | None = 0.0, retry_temperature: float | None = 0.7,
                  max_tokens: int | None = DEFAULT_MAX_TOKENS,
                  stop: tuple[str, ...] | list[str] | None = DEFAULT_STOP,
-                 grammar: str | None = None,
+                 grammar: str | None = None, check_retries: int = 2,
                  prompts_dir: str | Path | None = None) -> None:
         if not model:
             raise PlannerError("the openai planner needs a model name, e.g. model='gpt-4o-mini'")
@@ -64,6 +66,7 @@ class OpenAIPlanner:
         self.model, self.timeout_s, self.max_retries = model, float(timeout_s), int(max_retries)
         self.temperature, self.retry_temperature = temperature, retry_temperature
         self.max_tokens, self.stop, self.grammar = max_tokens, list(stop or []), grammar
+        self.check_retries = int(check_retries)  # -1: no dry-run check at all
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
         self.prompts_dir = PROMPTS_DIR if prompts_dir is None else Path(prompts_dir)
         key = api_key or os.environ.get("OPENAI_API_KEY")
@@ -73,16 +76,36 @@ class OpenAIPlanner:
         self.api_key = key or LOCAL_API_KEY
 
     def plan(self, request: PlanRequest) -> Codeplan:
-        """One chat completion -> one codeplan. A reply with no code is asked for once more
-        (sampled); PlannerError, carrying the exchanges, when none comes back."""
-        messages = build_messages(request, self.prompts_dir)
+        """A codeplan for the request. Its dry run (`plan_check`) must show no mistake; else
+        the model is asked again, up to `check_retries` times, with the mistake named (the
+        last codeplan is returned anyway: the robot and the recovery loop take it from there).
+        PlannerError, carrying the exchanges, when no code comes back."""
+        from runtime.planners.plan_check import check_plan
+
         exchanges: list[dict] = []
+        current = request
+        for ask in range(self.check_retries + 1):
+            source, reply = self._ask(current, exchanges)
+            problem = check_plan(source, request) if self.check_retries >= 0 else None
+            if problem is None or ask == self.check_retries:
+                return self._codeplan(source, reply, exchanges, problem)
+            exchanges[-1]["rejected"] = problem
+            current = replace(request, attempt=request.attempt + ask + 1,
+                              previous=[*request.previous, source],
+                              feedback=[*request.feedback, f"a dry run of your codeplan, "
+                                        f"before anything moved, showed that {problem}"])
+        raise AssertionError("unreachable")
+
+    def _ask(self, request: PlanRequest, exchanges: list[dict]) -> tuple[str, ChatReply]:
+        """One codeplan from the model: a reply with no code is asked for once more
+        (sampled); PlannerError when none comes back."""
+        messages = build_messages(request, self.prompts_dir)
         for extra in range(2):
             body = self.request_body(messages, request.attempt + extra)
             reply = self._call(body, request.attempt, exchanges)
             source = extract_code(reply.content)
             if source is not None:
-                return self._codeplan(with_imports(source), reply, exchanges)
+                return with_imports(source), reply
             exchanges[-1]["error"] = "the reply has no code"
         raise PlannerError(f"{self.base_url}: the model's reply has no code: "
                            f"{_clip(reply.content)!r}", exchanges)
@@ -126,13 +149,15 @@ class OpenAIPlanner:
                         finish_reason=reply.finish_reason, reply=reply.content)
         return reply
 
-    def _codeplan(self, source: str, reply: ChatReply, exchanges: list[dict]) -> Codeplan:
+    def _codeplan(self, source: str, reply: ChatReply, exchanges: list[dict],
+                  problem: str | None) -> Codeplan:
+        notes = f"finish_reason={reply.finish_reason}" + (
+            f"; dry run still shows: {problem}" if problem else "")
         return Codeplan(source, planner=self.name, model=reply.model or self.model,
                         prompt_tokens=sum(x["prompt_tokens"] for x in exchanges),
                         completion_tokens=sum(x["completion_tokens"] for x in exchanges),
                         latency_s=round(sum(x["latency_s"] for x in exchanges), 4),
-                        reply=reply.content, notes=f"finish_reason={reply.finish_reason}",
-                        exchanges=exchanges)
+                        reply=reply.content, notes=notes, exchanges=exchanges)
 
 
 def extract_code(reply: str) -> str | None:

@@ -1,0 +1,92 @@
+"""The dry run of a codeplan before the robot moves: real sandbox, recorded moves, and the
+mistakes a 1.5B model made (each found, named, and asked about again)."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.planners.base import PlanRequest
+from runtime.planners.openai_planner import OpenAIPlanner, with_imports
+from runtime.planners.plan_check import check_plan, dry_run
+
+OBJECTS = ["cyan block", "cyan bowl", "green block", "green bowl", "pink block", "pink bowl"]
+ROTATE = ("blocks = ['cyan block', 'green block', 'pink block']\n"
+          "for i, block in enumerate(blocks):\n"
+          "    next_block = blocks[(i + 1) % len(blocks)]\n"
+          "    put_first_on_second(block, next_block{suffix})\n"
+          "tell_planner('done')\n")
+GOOD = ROTATE.format(suffix=".replace('block', 'bowl')")
+ON_BLOCKS = ROTATE.format(suffix="")  # the real 1.5B model's mistake (dev seed 0)
+MATCH = ("for b in ['cyan block', 'green block', 'pink block']:\n"
+         "    put_first_on_second(b, b.replace('block', 'bowl'))\ntell_planner('done')\n")
+
+
+def req(instruction: str, facts=()) -> PlanRequest:
+    return PlanRequest(instruction, OBJECTS, list(facts))
+
+
+def test_the_dry_run_records_moves_and_answers_from_the_perceived_facts():
+    source = with_imports("b = find_object_related_to_obj('in', 'cyan bowl')\n"
+                          "put_first_on_second(b, 'green bowl')\ntell_planner('done')\n")
+    moves, message = dry_run(source, req("x", [("pink block", "in", "cyan bowl")]))
+    assert moves == [("pink block", "green bowl")] and message == "done"
+
+
+@pytest.mark.parametrize(("source", "instruction", "facts", "problem"), [
+    (ON_BLOCKS, "put each block in a bowl that is not its color", [],
+     "it puts blocks on blocks, but the instruction asks for bowls"),
+    (MATCH, "put the blocks in bowls of a different color", [],
+     "it puts the cyan block in the cyan bowl, but the instruction wants a bowl of a different"),
+    (GOOD, "put the blocks in the bowls with matching colors", [],
+     "it puts the cyan block in the green bowl, but the instruction wants the bowl of the "
+     "block's own color"),
+    (GOOD.replace(", 'pink block']", "]"), "put the blocks in bowls of a different color", [],
+     "it leaves the pink block where it is, but the instruction is about every block"),
+    ("put_first_on_second('cyan block', 'table')\ntell_planner('done')\n", "stack all blocks",
+     [], "it puts the cyan block on 'table', which is not an object in the scene"),
+    (MATCH, "put the blocks in the bowls with matching colors",
+     [("green block", "in", "cyan bowl")], "which already holds a block"),
+])
+def test_mistakes_are_named(source, instruction, facts, problem):
+    assert problem in check_plan(with_imports(source), req(instruction, facts))
+
+
+@pytest.mark.parametrize(("source", "instruction"), [
+    (GOOD, "put the blocks in bowls of a different color"),
+    (GOOD, "place the blocks in bowls that do not match their colors"),  # mixed words: no check
+    (MATCH, "sort the blocks into the bowls by color"),
+    ("tell_planner('I cannot see a gold block')\n", "put the gold block in the cyan bowl"),
+    ("put_first_on_second('cyan block', 'green block')\ntell_planner('done')\n",
+     "put the cyan block on the green block"),
+])
+def test_right_plans_pass(source, instruction):
+    assert check_plan(with_imports(source), req(instruction)) is None
+
+
+def test_the_planner_asks_again_naming_the_mistake(monkeypatch):
+    import threading
+
+    from tests.runtime.test_openai_planner import ChatServer, completion
+
+    server = ChatServer()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        server.replies += [(200, completion(f"```python\n{ON_BLOCKS}```"), 0.0),
+                           (200, completion(f"```python\n{GOOD}```"), 0.0)]
+        plan = OpenAIPlanner("m", base_url=server.base_url).plan(
+            req("put each block in a bowl that is not its color"))
+        assert plan.source == with_imports(GOOD) and len(plan.exchanges) == 2
+        assert plan.exchanges[0]["rejected"].startswith("it puts blocks on blocks")
+        second = server.requests[1]["body"]
+        assert "a dry run of your codeplan, before anything moved, showed that it puts " \
+               "blocks on blocks" in second["messages"][-1]["content"]
+        assert second["temperature"] == 0.7  # the second ask samples
+        # a mistake that stays is returned after check_retries asks, named in the notes
+        server.replies += [(200, completion(f"```python\n{ON_BLOCKS}```"), 0.0)] * 2
+        plan = OpenAIPlanner("m", base_url=server.base_url, check_retries=1).plan(
+            req("put each block in a bowl that is not its color"))
+        assert len(plan.exchanges) == 2 and "dry run still shows: it puts blocks" in plan.notes
+    finally:
+        server.shutdown()
+        server.server_close()
