@@ -1,8 +1,8 @@
 """`codeplan ask`: ask a reasoner about an image from a shell, or score it on a questions file.
 
-    codeplan ask --model ns front.png "is the red block in the blue bowl?" "how many bowls?"
+    codeplan ask --model detector front.png "is the red block in the blue bowl?" "how many bowls?"
     codeplan ask --url http://127.0.0.1:8765 front.png "what color is the bowl?" --json
-    codeplan ask --model ns --questions data/vqa/block_bowl/questions.json \
+    codeplan ask --model detector --questions data/vqa/block_bowl/questions.json \
         --images data/vqa/block_bowl/images
 
 Why here: with `codeplan serve vrs`, this is the only way a person (rather than the controller)

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 from runtime.cli.args import positive_float
-from runtime.sandbox.stubs import StubPrimitives
 
 EXIT_OK = 0
 EXIT_BAD_FILE = 2
@@ -29,6 +28,7 @@ def _read_source(path: str) -> str:
 def run_file(path: str, *, max_seconds: float = 10.0) -> int:
     """Run the codeplan in ``path`` against logging stubs; returns the exit status."""
     from runtime.sandbox import Limits, Sandbox  # here: `codeplan --help` needs none of it
+    from runtime.sandbox.stubs import StubPrimitives
 
     try:
         source = _read_source(path)

@@ -1,6 +1,6 @@
 """`codeplan serve vrs|llm`: the services the closed loop can call over HTTP.
 
-    codeplan serve vrs --model ns --port 8765 --max-batch 16 --max-wait-ms 5
+    codeplan serve vrs --model detector --port 8765 --max-batch 16 --max-wait-ms 5
     codeplan serve llm [--model-path MODEL.gguf] [--port 0] [--threads 1]
 
 vrs: a visual reasoner behind POST /v1/vqa (`--reasoner http://HOST:PORT` of `codeplan run`
@@ -36,7 +36,7 @@ def add_vrs_parser(ssub: argparse._SubParsersAction) -> None:
     """Add `vrs` to the `serve` group: a reasoner behind HTTP, batching concurrent requests."""
     vrs = ssub.add_parser("vrs", help="the visual reasoning HTTP service (POST /v1/vqa)")
     vrs.add_argument("--model", default="default",
-                     help="checkpoint directory or shipped name: default, ns, ofa")
+                     help="checkpoint directory or shipped name: default, detector, ofa")
     vrs.add_argument("--device", default="cpu", help="torch device, e.g. cpu or cuda")
     vrs.add_argument("--host", default="127.0.0.1", help="address to listen on")
     vrs.add_argument("--port", type=positive_int, default=8765)

@@ -111,11 +111,11 @@ def test_duplicate_names_keep_the_most_confident_detection():
 
 
 def test_config_round_trips_through_json():
-    data = json.loads(json.dumps(CONFIG.to_json()))
+    data = json.loads(json.dumps(CONFIG.to_dict()))
     assert data["kind"] == "ns-vqa"
-    assert DetectorConfig.from_json(data) == CONFIG
-    with pytest.raises(ValueError, match="unknown ns-vqa config keys"):
-        DetectorConfig.from_json({**data, "bogus": 1})
+    assert DetectorConfig.from_dict(data) == CONFIG
+    with pytest.raises(ValueError, match="unknown DetectorConfig keys: bogus"):
+        DetectorConfig.from_dict({**data, "bogus": 1})
 
 
 def test_a_stacked_block_seen_at_table_height_is_lifted_onto_the_block_below():
@@ -178,12 +178,12 @@ def test_a_tower_is_rebuilt_from_levels_even_when_heights_say_table():
 
 
 def test_init_from_keeps_a_detector_and_adds_a_fresh_level_head(tmp_path):
-    from vrs.detector.checkpoint import init_from, save_detector
+    from vrs.detector.checkpoint import init_from, save_checkpoint
     from vrs.detector.model import DetectorNet
 
     torch.manual_seed(0)
     old = DetectorNet(CONFIG).eval()
-    save_detector(old, tmp_path)
+    save_checkpoint(tmp_path, old)
     new = init_from(DetectorNet(DetectorConfig(levels=4)), tmp_path).eval()
     image = torch.rand(1, 3, 240, 320) * 255
     with torch.no_grad():
@@ -198,10 +198,10 @@ def test_init_from_keeps_a_detector_and_adds_a_fresh_level_head(tmp_path):
 
 
 def _save_levels(path):
-    from vrs.detector.checkpoint import save_detector
+    from vrs.detector.checkpoint import save_checkpoint
     from vrs.detector.model import DetectorNet
 
-    return save_detector(DetectorNet(DetectorConfig(levels=4)), path)
+    return save_checkpoint(path, DetectorNet(DetectorConfig(levels=4)))
 
 
 def test_decoding_reads_each_peaks_own_color_and_level():
