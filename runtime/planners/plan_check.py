@@ -13,12 +13,14 @@ instruction's words are mixed ("do not match"), the colour check stays out of it
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from runtime.planners.base import PlanRequest
 
 _SAME = {"same", "matching", "match", "matches", "matched"}
 _OTHER = {"different", "other", "another", "mismatched", "mismatching", "not", "no", "never"}
 _ALL = {"all", "every", "each", "blocks", "cubes"}
+_TOWER = {"stack", "tower", "pile"}
 
 
 class _Done(BaseException):
@@ -66,7 +68,8 @@ def check_plan(source: str, request: PlanRequest) -> str | None:
     if message is not None and not message.lower().startswith("done"):
         return None  # it reports a problem: the runner passes that on
     return (_name_problem(moves, request) or _bowl_problem(moves, request)
-            or _color_problem(moves, request) or _coverage_problem(moves, request))
+            or _color_problem(moves, request) or _tower_problem(moves, request)
+            or _coverage_problem(moves, request))
 
 
 def _color(name: str) -> str:
@@ -119,6 +122,18 @@ def _color_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | 
         if other and _color(pick) == _color(place):
             return (f"it puts the {pick} in the {place}, but the instruction wants a bowl of a "
                     f"different color")
+    return None
+
+
+def _tower_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
+    """One tower: each block after the first goes on the block moved just before it."""
+    if not _words(request.instruction) & _TOWER or "pyramid" in request.instruction:
+        return None
+    on_blocks = [(p, q) for p, q in moves if str(q).endswith("block")]
+    for (prev, _), (pick, place) in pairwise(on_blocks):
+        if place != prev:
+            return (f"it puts the {pick} on the {place}, not on the {prev} it moved just "
+                    f"before, so it builds more than one tower")
     return None
 
 

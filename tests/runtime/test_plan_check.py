@@ -46,6 +46,11 @@ def test_the_dry_run_records_moves_and_answers_from_the_perceived_facts():
      [], "it puts the cyan block on 'table', which is not an object in the scene"),
     (MATCH, "put the blocks in the bowls with matching colors",
      [("green block", "in", "cyan bowl")], "which already holds a block"),
+    # the real model's two towers for "stack all the blocks" (dev seed 0)
+    ("put_first_on_second('cyan block', 'green block')\n"
+     "put_first_on_second('pink block', 'green block')\ntell_planner('done')\n",
+     "stack all the blocks", [], "it puts the pink block on the green block, not on the cyan "
+     "block it moved just before, so it builds more than one tower"),
 ])
 def test_mistakes_are_named(source, instruction, facts, problem):
     assert problem in check_plan(with_imports(source), req(instruction, facts))
@@ -58,6 +63,9 @@ def test_mistakes_are_named(source, instruction, facts, problem):
     ("tell_planner('I cannot see a gold block')\n", "put the gold block in the cyan bowl"),
     ("put_first_on_second('cyan block', 'green block')\ntell_planner('done')\n",
      "put the cyan block on the green block"),
+    ("for lo, up in zip(['pink block', 'cyan block', 'green block'], ['cyan block', "
+     "'green block']):\n    put_first_on_second(up, lo)\ntell_planner('done')\n",
+     "stack all the blocks"),
 ])
 def test_right_plans_pass(source, instruction):
     assert check_plan(with_imports(source), req(instruction)) is None
