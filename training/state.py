@@ -1,4 +1,5 @@
-"""Resumable training state (the actor, the detector): `OUT/checkpoints/step_XXXXXXX/` directories.
+"""Resumable training state of every model family (written by `training.loop`):
+`OUT/checkpoints/step_XXXXXXX/` directories.
 
 Each holds what `accelerate` saves (model weights as safetensors, optimizer, RNG states per
 process), the model's `config.json` and `trainer_state.json` with the step counter. A directory
@@ -19,7 +20,7 @@ from accelerate import Accelerator
 
 
 class SavableConfig(Protocol):
-    """A model config that writes itself as JSON (CliportConfig, DetectorConfig)."""
+    """A model config that writes itself as JSON (every `common.model_family.FamilyConfig`)."""
 
     def save(self, path: Path) -> None: ...
 
@@ -40,6 +41,16 @@ def latest_checkpoint(out: str | Path) -> Path | None:
     found = [(int(m.group(1)), p) for p in root.iterdir()
              if (m := _STEP_DIR.match(p.name)) and (p / STATE_FILE).is_file()]
     return max(found)[1] if found else None
+
+
+def checkpoint_to_resume(out: str | Path, resume: bool) -> Path | None:
+    """The checkpoint a run continues from: the latest under `out` when `resume`; a fresh run
+    refuses an `out` that already has checkpoints (it would mix two runs' states)."""
+    ckpt = latest_checkpoint(out)
+    if ckpt is not None and not resume:
+        raise ValueError(f"{out} already has training checkpoints (latest: {ckpt.name}); "
+                         "pass --resume to continue that run or choose another --out")
+    return ckpt
 
 
 def save_training_state(accelerator: Accelerator, out: str | Path, step: int,

@@ -1,50 +1,39 @@
 """CLIPort actor checkpoints: a directory with `config.json` + `model.safetensors`.
 
-The project's checkpoint format (the design brief): safetensors, not pickles, so loading a
-checkpoint can never run code; the config alone rebuilds the network. Each file is written
-to a temporary name and renamed, weights first, so a crash never leaves a config that points
-at half-written weights.
+The project's checkpoint format, shared by every model family (`common.model_family`):
+safetensors, not pickles, so loading a checkpoint can never run code; the config alone rebuilds
+the network; each file is written to a temporary name and renamed, weights first, so a crash
+never leaves a config that points at half-written weights. A training run's record (command,
+commit, machine, losses) is config.json's "training"; checkpoints shipped before that record
+moved there keep it under `extra.training`, and load unchanged.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_file, save_file
-from torch import nn
 
+from common import model_family
 from ravens_env.cliport.config import CliportConfig
 from ravens_env.cliport.policy import CliportModel
 
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
+CONFIG_FILE = model_family.CONFIG_FILE
+WEIGHTS_FILE = model_family.WEIGHTS_FILE
 
 
-def save_checkpoint(model: nn.Module, config: CliportConfig, directory: str | Path) -> Path:
-    """Write `config.json` and `model.safetensors` into `directory` (created if needed)."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to("cpu").contiguous() for k, v in model.state_dict().items()}
-    tmp = out / (WEIGHTS_FILE + ".tmp")
-    save_file(state, str(tmp), metadata={"format": "codeplan-cliport/1"})
-    os.replace(tmp, out / WEIGHTS_FILE)
-    tmp = out / (CONFIG_FILE + ".tmp")
-    config.save(tmp)
-    os.replace(tmp, out / CONFIG_FILE)
-    return out
+def save_checkpoint(directory: str | Path, model: CliportModel,
+                    config: CliportConfig | None = None, *,
+                    training: dict | None = None) -> Path:
+    """Write `config.json` (`config`, default the model's; `training` under "training") and
+    `model.safetensors` into `directory` (created if needed); returns it."""
+    return model_family.save_checkpoint(directory, model, config or model.config,
+                                        training=training)
 
 
 def load_checkpoint(directory: str | Path,
                     device: str | torch.device = "cpu") -> tuple[CliportModel, CliportConfig]:
     """Rebuild the model from `config.json`, load its weights strictly, put it in eval mode."""
-    src = Path(directory)
-    missing = [name for name in (CONFIG_FILE, WEIGHTS_FILE) if not (src / name).is_file()]
-    if missing:
-        raise FileNotFoundError(f"{src} is not a CLIPort checkpoint: missing "
-                                f"{', '.join(missing)} (expected {CONFIG_FILE} + {WEIGHTS_FILE})")
-    config = CliportConfig.load(src / CONFIG_FILE)
-    model = CliportModel(config)
-    model.load_state_dict(load_file(str(src / WEIGHTS_FILE), device="cpu"), strict=True)
-    return model.to(device).eval(), config
+    model, config, _ = model_family.load_checkpoint(directory, CliportConfig, CliportModel,
+                                                    device=device)
+    return model, config

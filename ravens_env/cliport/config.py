@@ -12,10 +12,10 @@ input crop, as CLIPort does). Both correlate by FFT: the same numbers as CLIPort
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
+
+from common.model_family import FamilyConfig
 
 CONFIG_FORMAT = "codeplan-cliport/1"
 LANGUAGES = ("minilm", "hash", "clip", "minilm+rgb", "hash+rgb")
@@ -24,11 +24,15 @@ CORRELATIONS = ("fft", "conv")
 
 
 @dataclass
-class CliportConfig:
+class CliportConfig(FamilyConfig):
     """Sizes and constants of the two-stream pick (attention) and place (transport) networks.
 
     Shapes follow the simulator: a (320, 160) heightmap, row = y, col = x, 3.125 mm/px.
+    `to_dict`/`from_dict`/`save`/`load` come from `FamilyConfig` (config.json's "format" tag).
     """
+
+    FAMILY: ClassVar[str] = "CLIPort"
+    TAGS: ClassVar[dict] = {"format": CONFIG_FORMAT}
 
     height: int = 320  # image rows (along world y)
     width: int = 160  # image cols (along world x)
@@ -99,32 +103,6 @@ class CliportConfig:
     def image_shape(self) -> tuple[int, int]:
         """(rows, cols) of the heightmap the network reads."""
         return (self.height, self.width)
-
-    def to_dict(self) -> dict:
-        """JSON-able fields plus the format tag."""
-        return {"format": CONFIG_FORMAT, **dataclasses.asdict(self)}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> CliportConfig:
-        """Inverse of `to_dict`; unknown keys are an error so a typo cannot pass silently."""
-        data = dict(data)
-        fmt = data.pop("format", CONFIG_FORMAT)
-        if fmt != CONFIG_FORMAT:
-            raise ValueError(f"config format {fmt!r} is not {CONFIG_FORMAT!r}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise ValueError(f"unknown CliportConfig keys: {', '.join(unknown)}")
-        return cls(**data)
-
-    def save(self, path: str | Path) -> None:
-        """Write config.json (indented, so a person can read a checkpoint's sizes)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
-
-    @classmethod
-    def load(cls, path: str | Path) -> CliportConfig:
-        """Read a config.json written by `save`."""
-        return cls.from_dict(json.loads(Path(path).read_text()))
 
 
 PRESETS: dict[str, dict] = {

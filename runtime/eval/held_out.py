@@ -5,7 +5,8 @@ a function of its shard seed alone (`seed_base + seed_offset + shard index`), wh
 camera variant or renderer. Two datasets whose shard seeds meet share scenes: an extra
 training set made at the jitter set's offset would silently turn the "held-out camera" number
 into a seen-scene number. The manifests record each family's shard-seed range and the
-checkpoint's config.json records the dirs it was trained on (`training.data`) and tuned on
+checkpoint's config.json records the dirs it was trained on (`training.spec.data`, or
+`training.data` in checkpoints written before `training.loop`) and tuned on
 (`training.tuned.data`), so `codeplan eval vqa` checks them and says so before anyone
 publishes a figure. The seed arithmetic lives in datagen/seed_ranges.py.
 """
@@ -23,7 +24,10 @@ def used_data(checkpoint_dir: Path) -> list[tuple[str, Path]]:
     its settings chosen ("tuning") on; empty when it records none."""
     config = json.loads((Path(checkpoint_dir) / "config.json").read_text())
     training = config.get("training") if isinstance(config.get("training"), dict) else {}
-    pairs = [("training", Path(d)) for d in training.get("data") or []]
+    spec = training.get("spec") if isinstance(training.get("spec"), dict) else {}
+    # `training.loop` records the run's options under "spec"; older detector checkpoints
+    # (the shipped one) have them at the top of the record.
+    pairs = [("training", Path(d)) for d in training.get("data") or spec.get("data") or []]
     tuned = training.get("tuned") if isinstance(training.get("tuned"), dict) else {}
     if tuned.get("data"):
         pairs.append(("tuning", Path(tuned["data"])))

@@ -21,7 +21,7 @@ def test_a_cliport_checkpoint_directory_is_an_actor(env, tmp_path):
     from ravens_env.cliport.policy import CliportModel
 
     config = preset("cpu", language="hash", widths=(8, 16), stem_width=8)
-    save_checkpoint(CliportModel(config), config, tmp_path)
+    save_checkpoint(tmp_path, CliportModel(config), config)
     actor = make_actor(str(tmp_path), env)
     assert actor.name == "cliport"
     obs = env.observe()
@@ -38,7 +38,7 @@ def test_unknown_actors_and_reasoners_are_named(env, tmp_path):
 
 def test_reasoners_by_name(env, tmp_path):
     from vrs.client import HttpReasoner
-    from vrs.detector.checkpoint import save_detector
+    from vrs.detector.checkpoint import save_checkpoint
     from vrs.detector.config import DetectorConfig
     from vrs.detector.model import DetectorNet
     from vrs.detector.reasoner import DetectorReasoner
@@ -49,7 +49,7 @@ def test_reasoners_by_name(env, tmp_path):
 
     assert resolve_checkpoint("learned") == resolve_checkpoint("default")  # paper-suite word
     assert isinstance(make_reasoner("http://127.0.0.1:9", env), HttpReasoner)
-    save_detector(DetectorNet(DetectorConfig()), tmp_path / "detector")
+    save_checkpoint(tmp_path / "detector", DetectorNet(DetectorConfig()))
     assert isinstance(make_reasoner(str(tmp_path / "detector"), env), DetectorReasoner)
 
 

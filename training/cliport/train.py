@@ -6,15 +6,15 @@ The losses are Transporter's: cross-entropy of the pick logits over all H*W pixe
 demonstrated pick pixel, and of the place logits over all R*H*W (rotation, pixel) cells against
 the demonstrated place and rotation bin, with the place network fed the demonstrated pick
 (teacher forcing). One `Accelerator()` runs it on the CPU here and on several GPUs under
-`accelerate launch`. Every `checkpoint_every` steps the full state (model, AdamW, RNG, step)
-is saved under OUT/checkpoints/; `resume` continues from the latest one. At the end the model
-is exported as OUT/config.json + OUT/model.safetensors, which `CliportActor` loads.
+`accelerate launch`. The steps are `training.loop`'s, shared by every model family: every
+`checkpoint_every` steps the full state (model, AdamW, RNG, step) is saved under
+OUT/checkpoints/; `resume` continues from the latest one. At the end the model is exported as
+OUT/config.json + OUT/model.safetensors, which `CliportActor` loads; config.json's "training"
+records how it was made (`training.loop.training_record`).
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +24,7 @@ import torch.nn.functional as F
 from accelerate import Accelerator
 from accelerate.utils import set_seed
 from torch.utils.data import DataLoader, RandomSampler
-from tqdm import tqdm
 
-from common.provenance import provenance
 from ravens_env.cliport.checkpoint import save_checkpoint
 from ravens_env.cliport.color_match import ColorMatch
 from ravens_env.cliport.config import CliportConfig, preset
@@ -39,8 +37,9 @@ from ravens_env.cliport.language import (
 from ravens_env.cliport.policy import CliportModel, count_parameters
 from ravens_env.cliport.transport import downsample, to_low_res
 from training.cliport.data import DemoDataset
+from training.loop import Loop, device_name, export, run_loop, spec_json
 from training.schedules import cosine_with_warmup
-from training.state import latest_checkpoint, load_training_state, save_training_state
+from training.state import checkpoint_to_resume, load_training_state
 
 COLOR_MATCH_LR_SCALE = 30.0  # colour-match metrics learn this much faster (`param_groups`)
 
@@ -154,10 +153,7 @@ def param_groups(model: torch.nn.Module, spec: TrainCliportSpec) -> list[dict]:
 def resolve_config(spec: TrainCliportSpec) -> tuple[CliportConfig, Path | None]:
     """The model config and the checkpoint to resume from: a resumed run keeps the config it
     was started with; a fresh run refuses an OUT that already has checkpoints."""
-    ckpt = latest_checkpoint(spec.out)
-    if ckpt is not None and not spec.resume:
-        raise ValueError(f"{spec.out} already has training checkpoints (latest: {ckpt.name}); "
-                         "pass --resume to continue that run or choose another --out")
+    ckpt = checkpoint_to_resume(spec.out, spec.resume)
     if ckpt is not None:
         return CliportConfig.load(ckpt / "config.json"), ckpt
     overrides = dict(spec.config_overrides)
@@ -185,6 +181,27 @@ def train_cliport(spec: TrainCliportSpec) -> dict:
     if problems:
         raise ValueError("; ".join(problems))
     Path(spec.out).mkdir(parents=True, exist_ok=True)
+    loop, dataset, ckpt = _setup(spec)
+    acc = loop.accelerator
+    state = load_training_state(acc, ckpt) if ckpt else {"step": 0}
+    result = run_loop(loop, state["step"], float(state.get("seconds", 0.0)))
+    done = result.steps - result.start_step
+    summary = {"out": str(spec.out), "preset": loop.config.preset,
+               "parameters": count_parameters(acc.unwrap_model(loop.model))["total"],
+               "demo_episodes": len(dataset.files), "demo_steps": len(dataset),
+               "start_step": result.start_step, "steps": result.steps,
+               "seconds": round(result.seconds, 2), "total_seconds": round(result.total_seconds, 2),
+               "steps_per_s": round(done / result.seconds, 3) if done and result.seconds > 0
+               else 0.0, "device": device_name(acc), "processes": acc.num_processes,
+               **{f"final_{k}": v for k, v in result.last.items()}}
+    export(loop, result, spec, save_checkpoint, spec.out, demo_episodes=len(dataset.files),
+           demo_steps=len(dataset))
+    return summary
+
+
+def _setup(spec: TrainCliportSpec) -> tuple[Loop, DemoDataset, Path | None]:
+    """Accelerator, seed, config, data, model, AdamW and schedule, prepared, in the order that
+    fixes what a seed gives; returns the loop to run, the demos and the checkpoint to resume."""
     accelerator = Accelerator()
     set_seed(spec.seed)
     config, ckpt = resolve_config(spec)
@@ -194,51 +211,20 @@ def train_cliport(spec: TrainCliportSpec) -> dict:
                           max_episodes=spec.max_demos, shift_sigma=spec.shift_sigma)
     torch.backends.cudnn.benchmark = True  # fixed input sizes: let cuDNN pick its fastest convs
     model = CliportModel(config)
-    params = count_parameters(model)
     optimizer = torch.optim.AdamW(param_groups(model, spec), lr=spec.lr,
                                   weight_decay=spec.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: cosine_with_warmup(
         s, spec.warmup, spec.steps, spec.min_lr_ratio))
     model, optimizer, scheduler, loader = accelerator.prepare(
         model, optimizer, scheduler, _make_loader(dataset, spec))
-    state = load_training_state(accelerator, ckpt) if ckpt else {"step": 0}
-    start, before = state["step"], float(state.get("seconds", 0.0))
-    begin = time.perf_counter()
-    last = _loop(accelerator, model, (optimizer, scheduler), loader, spec, config,
-                 (start, before))
-    seconds = time.perf_counter() - begin
-    done = max(spec.steps - start, 0)
-    summary = {"out": str(spec.out), "preset": config.preset, "parameters": params["total"],
-               "demo_episodes": len(dataset.files), "demo_steps": len(dataset),
-               "start_step": start, "steps": max(spec.steps, start),
-               "seconds": round(seconds, 2), "total_seconds": round(before + seconds, 2),
-               "steps_per_s": round(done / seconds, 3) if done and seconds > 0 else 0.0,
-               "device": _device_name(accelerator), "processes": accelerator.num_processes,
-               **last}
-    if accelerator.is_main_process:
-        config.extra = {**config.extra, "training": training_record(spec, summary)}
-        save_checkpoint(accelerator.unwrap_model(model), config, spec.out)
-    accelerator.wait_for_everyone()
-    return summary
-
-
-def training_record(spec: TrainCliportSpec, summary: dict) -> dict:
-    """What the exported `config.json` says of its making (`extra.training`): every option of
-    the run, the code's commit, the machine and device, the wall time over all resumed segments
-    and the final losses. Why: a checkpoint shipped in `checkpoints/` must carry the command
-    that reproduces it, and until this was written here it was added by hand."""
-    keep = ("demo_episodes", "demo_steps", "steps", "total_seconds", "device", "processes")
-    finals = {k: v for k, v in summary.items() if k.startswith("final_")}
-    return {**provenance(), **{k: summary[k] for k in keep}, **finals,
-            "spec": _spec_json(spec)}
-
-
-def _device_name(accelerator: Accelerator) -> str:
-    """'cpu', or the GPU's name (e.g. 'cuda: NVIDIA H100 80GB HBM3')."""
-    device = accelerator.device
-    if device.type == "cuda":
-        return f"cuda: {torch.cuda.get_device_name(device)}"
-    return str(device)
+    batches = _batches(loader)
+    loop = Loop(accelerator, model, optimizer, scheduler, Path(spec.out), spec.steps, config,
+                compute_losses=lambda step: actor_losses(
+                    model, next(batches), spec.color_match_weight, config.stride),
+                checkpoint_every=spec.checkpoint_every, keep_checkpoints=spec.keep_checkpoints,
+                log_every=spec.log_every, state_extra=lambda: {"spec": spec_json(spec)},
+                desc="train actor", show=("pick", "place"), progress=spec.progress)
+    return loop, dataset, ckpt
 
 
 def _encoder(spec: TrainCliportSpec, config: CliportConfig) -> CachedEncoder:
@@ -246,44 +232,3 @@ def _encoder(spec: TrainCliportSpec, config: CliportConfig) -> CachedEncoder:
     if spec.embeddings is None:
         return make_encoder(config.language, config.lang_dim, config.language_path)
     return PrecomputedEncoder.load(spec.embeddings, config.language, config.lang_dim)
-
-
-def _loop(accelerator: Accelerator, model: torch.nn.Module, optim: tuple, loader: DataLoader,
-          spec: TrainCliportSpec, config: CliportConfig, resumed: tuple[int, float]) -> dict:
-    """Optimise from `step` to `spec.steps`, checkpointing and logging; returns last losses.
-    `optim` is (optimizer, lr scheduler), both prepared by accelerate; `resumed` is (step,
-    seconds trained before this segment), so checkpoints carry the run's total time."""
-    optimizer, scheduler = optim
-    step, before = resumed
-    model.train()
-    batches, last, start = _batches(loader), {}, time.perf_counter()
-    log = Path(spec.out) / "train_log.jsonl"
-    bar = tqdm(total=spec.steps, initial=min(step, spec.steps), desc="train actor", unit="step",
-               disable=not (spec.progress and accelerator.is_local_main_process))
-    while step < spec.steps:
-        lr = scheduler.get_last_lr()[0]  # the rate this step uses
-        losses = actor_losses(model, next(batches), spec.color_match_weight, config.stride)
-        accelerator.backward(losses["loss"])
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
-        step += 1
-        last = {k: round(float(v.detach()), 4) for k, v in losses.items()}
-        bar.update(1)
-        bar.set_postfix(pick=last["pick"], place=last["place"])
-        if step % spec.log_every == 0 and accelerator.is_main_process:
-            record = {"step": step, **last, "lr": lr,
-                      "seconds": round(time.perf_counter() - start, 2)}
-            with log.open("a") as f:
-                f.write(json.dumps(record) + "\n")
-        if step % spec.checkpoint_every == 0 or step == spec.steps:
-            save_training_state(accelerator, spec.out, step, config,
-                                {"losses": last, "spec": _spec_json(spec),
-                                 "seconds": round(before + time.perf_counter() - start, 2)},
-                                keep=spec.keep_checkpoints)
-    bar.close()
-    return {f"final_{k}": v for k, v in last.items()}
-
-
-def _spec_json(spec: TrainCliportSpec) -> dict:
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(spec).items()}

@@ -6,10 +6,12 @@ Supervision is dense (every visible object's centre, height and color, from the 
 scene annotations), so the detector learns in minutes on a CPU what an end-to-end VQA model
 learns from answers over millions of samples. AdamW with linear warmup and cosine decay; the
 batch order is a pure function of (seed, step), so a resumed run draws the same batches as an
-uninterrupted one. Every `checkpoint_every` steps the full state is saved under
-OUT/checkpoints/ (`--resume` continues from the latest); every `eval_every` steps detection
-figures on the validation scenes go to OUT/curve.csv. At the end the model is exported to OUT/
-as config.json + model.safetensors (`vrs.loading.load_reasoner(OUT)`).
+uninterrupted one. The steps are `training.loop`'s, shared by every model family: every
+`checkpoint_every` steps the full state is saved under OUT/checkpoints/ (`--resume` continues
+from the latest), every `log_every` steps the losses go to OUT/train_log.jsonl; every
+`eval_every` steps detection figures on the validation scenes go to OUT/curve.csv. At the end
+the model is exported to OUT/ as config.json + model.safetensors (`vrs.loading.load_reasoner
+(OUT)`), config.json's "training" saying how it was made (`training.loop.training_record`).
 """
 
 from __future__ import annotations
@@ -26,21 +28,15 @@ import numpy as np
 import torch
 from accelerate import Accelerator
 from accelerate.utils import set_seed
-from tqdm import tqdm
 
 from training.detector.data import SceneImages
 from training.detector.eval import detection_metrics
 from training.detector.loss import detector_losses
+from training.loop import Loop, export, run_loop
 from training.ofa.data import parse_mix
 from training.schedules import cosine_with_warmup
-from training.state import (
-    STATE_FILE,
-    checkpoints_dir,
-    latest_checkpoint,
-    load_training_state,
-    save_training_state,
-)
-from vrs.detector.checkpoint import init_from, save_detector
+from training.state import STATE_FILE, checkpoint_to_resume, checkpoints_dir, load_training_state
+from vrs.detector.checkpoint import init_from, save_checkpoint
 from vrs.detector.config import DetectorConfig
 from vrs.detector.model import DetectorNet
 
@@ -70,6 +66,7 @@ class TrainDetectorSpec:
     levels: int | None = None  # support-level classes (None: the init model's, else none)
     level_heat: bool = False  # blocks: one heatmap per support level (needs levels >= 2)
     mix: str | None = None  # "split=weight,...", as `train vqa --mix`; None: every image alike
+    log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
     def recorded(self) -> dict:
@@ -84,7 +81,7 @@ class TrainDetectorSpec:
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
         out = [f"{n} must be at least 1, got {getattr(self, n)}"
-               for n in ("steps", "batch_size", "checkpoint_every", "eval_every")
+               for n in ("steps", "batch_size", "checkpoint_every", "eval_every", "log_every")
                if getattr(self, n) < 1]
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
@@ -115,27 +112,20 @@ def train_detector(spec: TrainDetectorSpec) -> dict:
         opt, lambda s: cosine_with_warmup(s, spec.warmup, spec.steps))
     model, opt = accelerator.prepare(model, opt)
     accelerator.register_for_checkpointing(sched)
-    start = load_training_state(accelerator, ckpt)["step"] if ckpt else 0
-    _truncate_curve(Path(spec.out) / "curve.csv", start)
-    begin = time.perf_counter()
-    last = _loop(accelerator, model, opt, sched, train, val, spec, start)
-    seconds = time.perf_counter() - begin
-    if accelerator.is_main_process:
-        save_detector(accelerator.unwrap_model(model), Path(spec.out), extra={
-            **spec.recorded(), "images": len(train), "device": str(accelerator.device),
-            "last": last})
-    return {"out": str(spec.out), "images": len(train), "start_step": start,
-            "steps": spec.steps, "seconds": round(seconds, 1),
-            "device": str(accelerator.device), **last}
+    state = load_training_state(accelerator, ckpt) if ckpt else {"step": 0}
+    _truncate_curve(Path(spec.out) / "curve.csv", state["step"])
+    loop = _loop(accelerator, model, opt, sched, train, val, spec)
+    result = run_loop(loop, state["step"], float(state.get("seconds", 0.0)))
+    export(loop, result, spec, save_checkpoint, spec.out, images=len(train))
+    return {"out": str(spec.out), "images": len(train), "start_step": result.start_step,
+            "steps": spec.steps, "seconds": round(result.seconds, 1),
+            "device": str(accelerator.device), **result.last}
 
 
 def _checkpoint_to_resume(spec: TrainDetectorSpec) -> Path | None:
     """The checkpoint `--resume` continues from; refuses to clobber a run, or to resume one
     whose settings differ (its batches and schedule would no longer be the run's)."""
-    ckpt = latest_checkpoint(spec.out)
-    if ckpt is not None and not spec.resume:
-        raise ValueError(f"{spec.out} already has training checkpoints (latest: {ckpt.name}); "
-                         "pass --resume to continue that run or choose another --out")
+    ckpt = checkpoint_to_resume(spec.out, spec.resume)
     if ckpt is None:
         if spec.resume:
             print(f"--resume: no checkpoint under {checkpoints_dir(spec.out)}; starting at "
@@ -160,9 +150,7 @@ def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
     source = ckpt if ckpt is not None else spec.init
     config = DetectorConfig()
     if source is not None:
-        data = json.loads((Path(source) / "config.json").read_text())
-        data.pop("training", None)
-        config = DetectorConfig.from_json(data)
+        config = DetectorConfig.load(Path(source) / "config.json")
     if ckpt is None and spec.levels is not None:
         config = dataclasses.replace(config, levels=spec.levels, level_heat=spec.level_heat)
     return config
@@ -183,36 +171,28 @@ def _truncate_curve(path: Path, step: int) -> None:
 
 
 def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Optimizer,
-          sched, train: SceneImages, val: SceneImages | None, spec: TrainDetectorSpec,
-          step: int) -> dict:
-    """Optimise from `step` to `spec.steps` with checkpoints and evaluations."""
-    config, last = train.config, {}
-    bar = tqdm(total=spec.steps, initial=min(step, spec.steps), desc="train perception",
-               unit="step", disable=not (spec.progress and accelerator.is_local_main_process))
+          sched: torch.optim.lr_scheduler.LRScheduler, train: SceneImages,
+          val: SceneImages | None, spec: TrainDetectorSpec) -> Loop:
+    """The shared loop with the detector's batches (a function of (seed, step, process), so a
+    resumed run draws the same ones), dense losses and validation figures (OUT/curve.csv)."""
+    config, p = train.config, image_weights(train.splits, spec.mix)
     start = time.perf_counter()
-    p = image_weights(train.splits, spec.mix)
-    while step < spec.steps:
-        model.train()
+
+    def compute_losses(step: int) -> dict[str, torch.Tensor]:
         rng = np.random.default_rng([spec.seed, step, accelerator.process_index])
         batch = train.batch(rng.choice(len(train), spec.batch_size, p=p).tolist(),
                             rng if spec.augment else None)
         batch = {k: v.to(accelerator.device) for k, v in batch.items()}
-        losses = detector_losses(model(batch["image"]), batch, config)
-        accelerator.backward(losses["loss"])
-        opt.step()
-        sched.step()
-        opt.zero_grad(set_to_none=True)
-        step += 1
-        last = {k: round(float(v.detach()), 4) for k, v in losses.items()}
-        bar.update(1)
-        bar.set_postfix(loss=last["loss"])
-        if val is not None and (step % spec.eval_every == 0 or step == spec.steps):
-            last.update(_evaluate(accelerator, model, val, spec, step, start))
-        if step % spec.checkpoint_every == 0 or step == spec.steps:
-            save_training_state(accelerator, spec.out, step, config,
-                                {"last": last, "spec": spec.recorded()})
-    bar.close()
-    return last
+        return detector_losses(model(batch["image"]), batch, config)
+
+    def evaluate(step: int) -> dict:
+        return _evaluate(accelerator, model, val, spec, step, start)
+
+    return Loop(accelerator, model, opt, sched, Path(spec.out), spec.steps, config,
+                compute_losses=compute_losses, checkpoint_every=spec.checkpoint_every,
+                log_every=spec.log_every, evaluate=evaluate if val is not None else None,
+                eval_every=spec.eval_every, state_extra=lambda: {"spec": spec.recorded()},
+                desc="train perception", progress=spec.progress)
 
 
 def canonical_mix(mix: str | None) -> str | None:

@@ -18,8 +18,11 @@ Why these choices:
     `training.state`); `--resume` continues from the latest, and since batches are a
     function of the step, the resumed run sees the batches the uninterrupted one would have.
   - Learning curve: OUT/curve.jsonl (`training.ofa.eval`) every `eval_every` steps.
+  - The steps themselves are `training.loop`'s, shared by every model family (progress bar,
+    OUT/train_log.jsonl, checkpoints, resume).
   - Export: OUT/model/ (config.json + model.safetensors + tokenizer.json), loadable with
-    `vrs.loading.load_reasoner("OUT/model")`.
+    `vrs.loading.load_reasoner("OUT/model")`; config.json's "training" says how it was made
+    (`training.loop.training_record`).
 """
 
 from __future__ import annotations
@@ -29,14 +32,15 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from accelerate import Accelerator
 from accelerate.utils import set_seed
-from tqdm import tqdm
 
+from training.loop import Loop, export, run_loop, spec_json
 from training.ofa.data import (
     IGNORE,
     MixtureSampler,
@@ -48,7 +52,7 @@ from training.ofa.data import (
 )
 from training.ofa.eval import Curve, eval_picks, evaluate, question_only_baseline
 from training.schedules import cosine_with_warmup
-from training.state import latest_checkpoint, load_training_state, save_training_state
+from training.state import checkpoint_to_resume, load_training_state
 from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
 from vrs.ofa.config import PRESETS, OfaConfig, preset
 from vrs.ofa.model import OfaVqa, count_parameters
@@ -210,6 +214,9 @@ class Run:
     eval_set: list
     curve: Curve
     counters: dict  # step, samples, wall_s, train_s (cumulative over resumptions)
+    state: dict = field(default_factory=dict)  # the resumed trainer_state.json ({} when fresh)
+    losses: list[float] = field(default_factory=list)  # since the last evaluation
+    batch_questions: int = 0  # questions in the step's batch (this process)
 
 
 def _setup(spec: TrainOfaSpec) -> Run:
@@ -217,10 +224,7 @@ def _setup(spec: TrainOfaSpec) -> Run:
     out.mkdir(parents=True, exist_ok=True)
     accelerator = Accelerator()
     set_seed(spec.seed)
-    ckpt = latest_checkpoint(out)
-    if ckpt is not None and not spec.resume:
-        raise ValueError(f"{out} already has training checkpoints (latest: {ckpt.name}); "
-                         "pass --resume to continue that run or choose another --out")
+    ckpt = checkpoint_to_resume(out, spec.resume)
     model, tokenizer = build_model(spec, ckpt)
     train, weights, held = _data(spec, tokenizer)
     sampler = MixtureSampler(train, weights, spec.batch_size, spec.questions_per_image,
@@ -233,20 +237,19 @@ def _setup(spec: TrainOfaSpec) -> Run:
     counters = {"step": 0, "samples": 0, "wall_s": 0.0, "train_s": 0.0}
     curve = Curve(out / "curve.jsonl")
     eval_set = eval_picks(held, spec.eval_questions, seed=spec.seed)
+    state = {}
     if ckpt is not None:
         state = load_training_state(accelerator, ckpt)
         counters = {k: state[k] for k in counters}
         if accelerator.is_main_process:
             curve.truncate_after(counters["step"])
-            Curve(out / "train_log.jsonl").truncate_after(counters["step"])
     elif accelerator.is_main_process:
         curve.path.unlink(missing_ok=True)
-        (out / "train_log.jsonl").unlink(missing_ok=True)
         curve.append({"baseline": {"question_only": question_only_baseline(train, eval_set),
                                    "train_images": {n: len(s.images) for n, s in train.items()},
                                    "eval_images": len(eval_set), "mix": weights}})
     return Run(spec, accelerator, model, tokenizer, optimizer, scheduler, sampler, eval_set,
-               curve, counters)
+               curve, counters, state)
 
 
 def train_ofa(spec: TrainOfaSpec, on_step: Callable[[int], None] | None = None) -> dict:
@@ -257,7 +260,10 @@ def train_ofa(spec: TrainOfaSpec, on_step: Callable[[int], None] | None = None) 
         torch.set_num_threads(spec.threads)
     run = _setup(spec)
     start = run.counters["step"]
-    _loop(run, on_step)
+    if start == 0:
+        _evaluate(run, float("nan"))
+    loop = _loop(run, on_step)
+    result = run_loop(loop, start, float(run.state.get("seconds", 0.0)))
     acc = run.accelerator
     model = acc.unwrap_model(run.model)
     summary = {"out": str(spec.out), "model": str(Path(spec.out) / "model"),
@@ -266,8 +272,10 @@ def train_ofa(spec: TrainOfaSpec, on_step: Callable[[int], None] | None = None) 
                "processes": acc.num_processes, "threads": torch.get_num_threads()}
     summary["samples_per_s"] = round(run.counters["samples"] / max(run.counters["train_s"],
                                                                    1e-9), 2)  # over all runs
+    export(loop, result, spec, partial(save_checkpoint, tokenizer=run.tokenizer),
+           Path(spec.out) / "model", samples=run.counters["samples"],
+           train_seconds=round(run.counters["train_s"], 2))
     if acc.is_main_process:
-        save_checkpoint(Path(spec.out) / "model", model, run.tokenizer)
         evals = [r for r in run.curve.records() if "step" in r]
         summary["last_eval"] = evals[-1] if evals else None
         (Path(spec.out) / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -275,51 +283,37 @@ def train_ofa(spec: TrainOfaSpec, on_step: Callable[[int], None] | None = None) 
     return summary
 
 
-def _loop(run: Run, on_step: Callable[[int], None] | None) -> None:
-    """Optimise from the current step to spec.steps: log, evaluate, checkpoint."""
+def _loop(run: Run, on_step: Callable[[int], None] | None) -> Loop:
+    """The shared loop with this family's batches (a function of the step: `MixtureSampler`),
+    gradient clipping, counters (samples, train and wall seconds) and curve (OUT/curve.jsonl)."""
     spec, acc, c = run.spec, run.accelerator, run.counters
-    model = run.model.train()
-    config = acc.unwrap_model(model).config
-    tok, log = run.tokenizer, Path(spec.out) / "train_log.jsonl"
-    bar = tqdm(total=spec.steps, initial=min(c["step"], spec.steps), desc="train vqa",
-               unit="step", disable=not (spec.progress and acc.is_local_main_process))
-    losses: list[float] = []
-    if c["step"] == 0:
-        _evaluate(run, float("nan"))
-    while c["step"] < spec.steps:
-        begin = time.perf_counter()
-        picks = run.sampler.batch(c["step"])
+    config, tok = acc.unwrap_model(run.model).config, run.tokenizer
+
+    def compute_losses(step: int) -> dict[str, torch.Tensor]:
+        picks = run.sampler.batch(step)
         batch = {k: v.to(acc.device) for k, v in
                  collate(picks, config, tok.pad_id, tok.bos_id, tok.eos_id).items()}
-        loss = vqa_loss(model, batch, spec.label_smoothing)
-        acc.backward(loss)
-        if spec.grad_clip > 0:
-            acc.clip_grad_norm_(model.parameters(), spec.grad_clip)
-        run.optimizer.step()
-        run.scheduler.step()
-        run.optimizer.zero_grad(set_to_none=True)
-        seconds = time.perf_counter() - begin
-        c["step"] += 1
-        c["samples"] += len(batch["questions"]) * acc.num_processes
+        run.batch_questions = len(batch["questions"])
+        return {"loss": vqa_loss(run.model, batch, spec.label_smoothing)}
+
+    def after_step(step: int, losses: dict[str, float], seconds: float) -> dict:
+        c["step"] = step
+        c["samples"] += run.batch_questions * acc.num_processes
         c["train_s"] += seconds
         c["wall_s"] += seconds
-        losses.append(float(loss.detach()))
-        bar.update(1)
-        bar.set_postfix(loss=f"{losses[-1]:.3f}", sps=f"{len(batch['questions']) / seconds:.0f}")
-        if c["step"] % spec.log_every == 0 and acc.is_main_process:
-            with log.open("a") as f:
-                f.write(json.dumps({"step": c["step"], "loss": round(losses[-1], 4),
-                                    "lr": run.scheduler.get_last_lr()[0],
-                                    "samples": c["samples"],
-                                    "train_s": round(c["train_s"], 2)}) + "\n")
-        if c["step"] % spec.eval_every == 0 or c["step"] == spec.steps:
-            _evaluate(run, sum(losses) / len(losses) if losses else float("nan"))
-            losses = []
-        if c["step"] % spec.save_every == 0 or c["step"] == spec.steps:
-            _save(run)
-        if on_step is not None:
-            on_step(c["step"])
-    bar.close()
+        run.losses.append(losses["loss"])
+        return {"samples": c["samples"], "train_s": round(c["train_s"], 2)}
+
+    def evaluate(step: int) -> None:
+        _evaluate(run, sum(run.losses) / len(run.losses) if run.losses else float("nan"))
+        run.losses = []
+
+    return Loop(acc, run.model, run.optimizer, run.scheduler, Path(spec.out), spec.steps,
+                config, compute_losses=compute_losses, checkpoint_every=spec.save_every,
+                keep_checkpoints=spec.keep_checkpoints, log_every=spec.log_every,
+                grad_clip=spec.grad_clip, evaluate=evaluate, eval_every=spec.eval_every,
+                after_step=after_step, state_extra=lambda: {**c, "spec": spec_json(spec)},
+                on_step=on_step, desc="train vqa", progress=spec.progress)
 
 
 def _evaluate(run: Run, loss: float) -> None:
@@ -335,13 +329,3 @@ def _evaluate(run: Run, loss: float) -> None:
                           "lr": run.scheduler.get_last_lr()[0], **result})
     acc.wait_for_everyone()
     c["wall_s"] += time.perf_counter() - begin
-
-
-def _save(run: Run) -> None:
-    spec = run.spec
-    extra = {**run.counters, "spec": {k: str(v) if isinstance(v, Path) else v
-                                      for k, v in vars(spec).items()}}
-    extra["spec"]["data"] = [str(d) for d in spec.data]
-    config = run.accelerator.unwrap_model(run.model).config
-    save_training_state(run.accelerator, spec.out, run.counters["step"], config, extra,
-                        keep=spec.keep_checkpoints)

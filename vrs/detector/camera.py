@@ -24,13 +24,13 @@ class PinholeCamera:
     up: tuple[float, float, float] = (0.0, 0.0, 1.0)
     fov_deg: float = 62.0  # vertical
 
-    def to_json(self) -> dict:
-        """Plain fields for a checkpoint's config.json."""
+    def to_dict(self) -> dict:
+        """Plain fields for a checkpoint's config.json (the detector config's "camera")."""
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> PinholeCamera:
-        """Inverse of `to_json` (lists become tuples)."""
+    def from_dict(cls, data: dict) -> PinholeCamera:
+        """Inverse of `to_dict` (lists become tuples)."""
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
     def _axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,53 +1,37 @@
-"""Save and load the neuro-symbolic reasoner: `config.json` + `model.safetensors`.
+"""Save and load the neuro-symbolic reasoner's detector: `config.json` + `model.safetensors`.
 
-Why safetensors: loading must not execute code (a checkpoint may come from anyone), and the
-format is what the rest of the project ships. BatchNorm running statistics are tensors of the
-state dict, so they travel with the weights.
+The format every model family shares (`common.model_family`). Why safetensors: loading must not
+execute code (a checkpoint may come from anyone), and the format is what the rest of the project
+ships. BatchNorm running statistics are tensors of the state dict, so they travel with the
+weights. config.json's `"kind": "ns-vqa"` is what `vrs.loading` dispatches on, and its
+"training" record says how the model was made (data, options, commit, figures; `codeplan tune
+perception` adds `training.tuned`).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_file, save_file
 
-from vrs.detector.config import KIND, DetectorConfig
+from common import model_family
+from vrs.detector.config import DetectorConfig
 from vrs.detector.model import DetectorNet
 
-WEIGHTS = "model.safetensors"
+
+def save_checkpoint(directory: str | Path, model: DetectorNet,
+                    config: DetectorConfig | None = None, *,
+                    training: dict | None = None) -> Path:
+    """Write the checkpoint directory (atomically per file, weights first); `training` goes
+    into config.json under "training" (the command, data and figures that reproduce it)."""
+    return model_family.save_checkpoint(directory, model, config or model.config,
+                                        training=training)
 
 
-def save_detector(model: DetectorNet, out: Path, extra: dict | None = None) -> Path:
-    """Write the checkpoint directory (atomically per file); `extra` goes into config.json
-    under "training" (the command, data and figures that reproduce it)."""
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-    tmp = out / (WEIGHTS + ".tmp")
-    save_file(state, str(tmp))
-    tmp.replace(out / WEIGHTS)
-    config = model.config.to_json()
-    if extra:
-        config["training"] = extra
-    (out / "config.json.tmp").write_text(json.dumps(config, indent=2) + "\n")
-    (out / "config.json.tmp").replace(out / "config.json")
-    return out
-
-
-def load_detector(path: Path, device: str = "cpu") -> DetectorNet:
-    """The detector in eval mode; raises ValueError naming a wrong kind or missing weights."""
-    if not (path / "config.json").is_file():
-        raise ValueError(f"no detector checkpoint at {path} (config.json missing)")
-    config_data = json.loads((path / "config.json").read_text())
-    if config_data.get("kind") != KIND:
-        raise ValueError(f"{path} holds a {config_data.get('kind')!r} checkpoint, not {KIND!r}")
-    if not (path / WEIGHTS).is_file():
-        raise ValueError(f"{path} has no {WEIGHTS}")
-    config_data.pop("training", None)
-    model = DetectorNet(DetectorConfig.from_json(config_data))
-    model.load_state_dict(load_file(str(path / WEIGHTS), device="cpu"))
-    return model.to(torch.device(device)).eval()
+def load_checkpoint(directory: str | Path, device: str | torch.device = "cpu") -> DetectorNet:
+    """The detector in eval mode; raises ValueError naming a wrong kind or missing files."""
+    return model_family.load_checkpoint(directory, DetectorConfig, DetectorNet,
+                                        device=device).model
 
 
 def init_from(model: DetectorNet, path: Path) -> DetectorNet:
@@ -57,7 +41,7 @@ def init_from(model: DetectorNet, path: Path) -> DetectorNet:
     the old model lacks starts fresh. Fine-tuning then costs minutes, not a run from scratch.
     A part both have with another size (e.g. level logits for 2 vs 4 levels) is an error:
     copying by position would put weights into channels that mean something else."""
-    old = load_detector(Path(path))
+    old = load_checkpoint(path)
     state, own = old.state_dict(), model.state_dict()
     last = f"head.{len(model.head) - 1}."
     for key, value in state.items():

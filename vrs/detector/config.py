@@ -10,10 +10,10 @@ of them (measured: 29% of stacked blocks missed), so the output is at 2 px cells
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import ClassVar
 
+from common.model_family import FamilyConfig
 from ravens_env.colors import ALL_COLORS
 from vrs.detector.camera import PinholeCamera
 
@@ -26,8 +26,13 @@ TYPES: tuple[str, ...] = ("block", "bowl", "stand")
 
 
 @dataclass(frozen=True)
-class DetectorConfig:
-    """Everything needed to rebuild the detector and decode its output."""
+class DetectorConfig(FamilyConfig):
+    """Everything needed to rebuild the detector and decode its output. `to_dict`/`from_dict`/
+    `save`/`load` come from `FamilyConfig` (config.json's `kind`, the camera as a nested dict)."""
+
+    FAMILY: ClassVar[str] = "detector"
+    TAGS: ClassVar[dict] = {"kind": KIND}
+    NESTED: ClassVar[dict] = {"camera": PinholeCamera}
 
     width: int = 320  # input image size, px; other sizes are resized to it
     height: int = 240
@@ -116,26 +121,3 @@ class DetectorConfig:
         """Support level of an object whose centre is `z` metres high: 0 on the table, in a
         bowl or on the stand, k when k blocks lie under it (centres 4 cm apart)."""
         return int(min(max(round((z - LEVEL0_Z) / LEVEL_STEP), 0), max(self.levels - 1, 0)))
-
-    def to_json(self) -> dict:
-        """config.json content (with the checkpoint `kind`)."""
-        data = asdict(self)
-        data["camera"] = self.camera.to_json()
-        return {"kind": KIND, **data}
-
-    def save(self, path: Path) -> None:
-        """Write `to_json()` to a file (training checkpoints keep the config beside the state)."""
-        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n")
-
-    @classmethod
-    def from_json(cls, data: dict) -> DetectorConfig:
-        """Inverse of `to_json`; unknown keys are an error naming them."""
-        data = {k: v for k, v in data.items() if k != "kind"}
-        known = set(cls.__dataclass_fields__)
-        extra = set(data) - known
-        if extra:
-            raise ValueError(f"unknown ns-vqa config keys: {sorted(extra)}")
-        data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
-        if "camera" in data:
-            data["camera"] = PinholeCamera.from_json(data["camera"])
-        return cls(**data)

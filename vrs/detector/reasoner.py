@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene
-from vrs.detector.checkpoint import load_detector
+from vrs.detector.checkpoint import load_checkpoint
 from vrs.detector.config import DECODING, DetectorConfig
 from vrs.detector.decode import Detection, decode_maps
 from vrs.detector.hidden import with_hidden_supports
@@ -119,4 +119,4 @@ def _answer(text: str, scene: Scene, confidence: float) -> Answer:
 
 def load_detector_reasoner(path: Path, device: str = "cpu") -> DetectorReasoner:
     """The loader `vrs.loading` dispatches to for kind "ns-vqa"."""
-    return DetectorReasoner(load_detector(Path(path), device))
+    return DetectorReasoner(load_checkpoint(path, device))

@@ -14,17 +14,23 @@ it, so every size lives here and goes into config.json; the presets name the two
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, fields, replace
-from pathlib import Path
+from dataclasses import dataclass, fields, replace
+from typing import ClassVar
+
+from common.model_family import FamilyConfig
 
 KIND = "ofa-vqa"
 FORMAT = 1
 
 
 @dataclass(frozen=True)
-class OfaConfig:
-    """Every size of the network; `vocab_size` is the tokenizer's (set when the model is made)."""
+class OfaConfig(FamilyConfig):
+    """Every size of the network; `vocab_size` is the tokenizer's (set when the model is made).
+    `to_dict`/`from_dict`/`save`/`load` come from `FamilyConfig`: config.json's `kind` (what
+    `vrs.loading` dispatches on) and `format` tags, then the fields."""
+
+    FAMILY: ClassVar[str] = "ofa-vqa"
+    TAGS: ClassVar[dict] = {"kind": KIND, "format": FORMAT}
 
     preset: str = "tiny"
     image_height: int = 120  # model input, px; other images are resized to it
@@ -58,31 +64,6 @@ class OfaConfig:
         """How many patch tokens one image becomes."""
         rows, cols = self.grid
         return rows * cols
-
-    def to_json(self) -> dict:
-        """config.json content, with the checkpoint `kind` that `vrs.loading` dispatches on."""
-        return {"kind": KIND, "format": FORMAT, **asdict(self)}
-
-    @classmethod
-    def from_json(cls, data: dict) -> OfaConfig:
-        """Inverse of `to_json`; a wrong kind or unknown keys are errors naming them."""
-        if data.get("kind", KIND) != KIND:
-            raise ValueError(f"config kind is {data.get('kind')!r}, expected {KIND!r}")
-        data = {k: v for k, v in data.items() if k not in ("kind", "format")}
-        known = {f.name for f in fields(cls)}
-        extra = sorted(set(data) - known)
-        if extra:
-            raise ValueError(f"unknown ofa-vqa config keys: {extra}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
-
-    def save(self, path: str | Path) -> None:
-        """Write config.json."""
-        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n")
-
-    @classmethod
-    def load(cls, path: str | Path) -> OfaConfig:
-        """Read config.json."""
-        return cls.from_json(json.loads(Path(path).read_text()))
 
 
 PRESETS: dict[str, OfaConfig] = {

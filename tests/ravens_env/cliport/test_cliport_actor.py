@@ -30,7 +30,7 @@ TINY = {"language": "hash", "widths": (8, 16), "stem_width": 8}
 def checkpoint(tmp_path_factory):
     torch.manual_seed(0)
     config = preset("cpu", **TINY)
-    return save_checkpoint(CliportModel(config), config, tmp_path_factory.mktemp("ckpt"))
+    return save_checkpoint(tmp_path_factory.mktemp("ckpt"), CliportModel(config), config)
 
 
 def test_every_pixel_survives_the_round_trip_through_world_coordinates():

@@ -73,7 +73,7 @@ def test_training_resumes_from_the_latest_checkpoint(demo_dir, tmp_path, tiny):
 
 def test_the_exported_config_records_how_the_model_was_made(demo_dir, tmp_path, tiny):
     summary = train_cliport(_spec(demo_dir, tmp_path / "run", tiny, steps=1, lr=7e-4))
-    record = json.loads((tmp_path / "run" / "config.json").read_text())["extra"]["training"]
+    record = json.loads((tmp_path / "run" / "config.json").read_text())["training"]
     assert record["spec"]["lr"] == 7e-4 and record["spec"]["steps"] == 1
     assert record["spec"]["demos"] == str(demo_dir)
     assert record["device"] == "cpu" and record["steps"] == 1
@@ -203,7 +203,7 @@ def test_missing_demos_or_checkpoint_are_one_line_errors(tmp_path):
         args.handler(args)
     args = _parser().parse_args(["eval", "actor", "--checkpoint", str(tmp_path), "--task",
                                  "put-block-in-bowl"])
-    with pytest.raises(ValueError, match="is not a CLIPort checkpoint"):
+    with pytest.raises(ValueError, match="no CLIPort checkpoint at"):
         args.handler(args)
 
 

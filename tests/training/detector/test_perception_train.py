@@ -79,16 +79,22 @@ def test_init_starts_from_a_detector_and_keeps_its_config(scenes, tmp_path):
     import dataclasses
     import json
 
-    from vrs.detector.checkpoint import load_detector, save_detector
+    from vrs.detector.checkpoint import load_checkpoint, save_checkpoint
     from vrs.detector.config import DetectorConfig
     from vrs.detector.model import DetectorNet
 
     config = dataclasses.replace(DetectorConfig(), head_channels=8)
-    save_detector(DetectorNet(config), tmp_path / "init")
+    save_checkpoint(tmp_path / "init", DetectorNet(config))
     train_detector(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "init"))
-    assert load_detector(tmp_path / "run").config.head_channels == 8
+    assert load_checkpoint(tmp_path / "run").config.head_channels == 8
     saved = json.loads((tmp_path / "run" / "config.json").read_text())["training"]
-    assert saved["init"] == str(tmp_path / "init")
+    assert saved["spec"]["init"] == str(tmp_path / "init")
+    assert {"commit", "machine", "date", "torch"} <= set(saved) and saved["machine"]
+    assert saved["spec"]["data"] == [str(scenes)] and saved["steps"] == 2
+    assert saved["images"] == 2 and "final_loss" in saved and "final_recall" in saved
+    from runtime.eval.held_out import used_data
+
+    assert used_data(tmp_path / "run") == [("training", scenes)]  # held-out checks read it
     with pytest.raises(ValueError, match="not a detector checkpoint"):
         train_detector(_spec(scenes, tmp_path / "r2", 2, init=tmp_path / "nothing"))
 
@@ -118,12 +124,12 @@ def test_a_mixed_run_records_its_mix_and_resume_checks_it(scenes, tmp_path):
 
 
 def test_a_level_heatmap_run_fine_tunes_a_detector_and_exports_it(scenes, tmp_path):
-    from vrs.detector.checkpoint import save_detector
+    from vrs.detector.checkpoint import save_checkpoint
     from vrs.detector.config import DetectorConfig
     from vrs.detector.model import DetectorNet
     from vrs.loading import load_reasoner
 
-    save_detector(DetectorNet(DetectorConfig()), tmp_path / "base")
+    save_checkpoint(tmp_path / "base", DetectorNet(DetectorConfig()))
     with pytest.raises(ValueError, match="--level-heat needs --levels"):
         train_detector(_spec(scenes, tmp_path / "bad", 2, level_heat=True))
     out = train_detector(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "base", levels=4,

@@ -11,7 +11,7 @@ import pytest
 import torch
 from PIL import Image
 
-from vrs.detector.checkpoint import load_detector, save_detector
+from vrs.detector.checkpoint import load_checkpoint, save_checkpoint
 from vrs.detector.config import DetectorConfig
 from vrs.detector.model import DetectorNet
 from vrs.detector.reasoner import DetectorReasoner
@@ -47,7 +47,7 @@ def test_the_detector_overfits_a_handful_of_scenes_and_answers_their_questions(o
     from training.detector.data import SceneImages
     from training.detector.eval import detection_metrics
 
-    model = load_detector(overfit)
+    model = load_checkpoint(overfit)
     figures = detection_metrics(model, SceneImages([tiny_vqa], model.config, limit=2))
     assert figures["recall"] >= 0.95 and figures["precision"] >= 0.95, figures
     reasoner = load_reasoner(overfit)
@@ -62,8 +62,8 @@ def test_the_detector_overfits_a_handful_of_scenes_and_answers_their_questions(o
 def test_a_checkpoint_round_trips_bit_for_bit(tmp_path):
     torch.manual_seed(1)
     model = DetectorNet(DetectorConfig()).eval()
-    save_detector(model, tmp_path, extra={"note": "test"})
-    again = load_detector(tmp_path)
+    save_checkpoint(tmp_path, model, training={"note": "test"})
+    again = load_checkpoint(tmp_path)
     x = torch.rand(2, 3, 240, 320) * 255
     with torch.no_grad():
         assert torch.equal(model(x), again(x))
@@ -71,7 +71,7 @@ def test_a_checkpoint_round_trips_bit_for_bit(tmp_path):
 
 
 def test_the_loader_dispatches_by_kind_and_names_bad_checkpoints(tmp_path):
-    save_detector(DetectorNet(DetectorConfig()), tmp_path / "detector")
+    save_checkpoint(tmp_path / "detector", DetectorNet(DetectorConfig()))
     assert isinstance(load_reasoner(tmp_path / "detector"), DetectorReasoner)
     with pytest.raises(CheckpointError, match="no checkpoint directory"):
         load_reasoner(tmp_path / "missing")

@@ -31,7 +31,7 @@ def trained(tokenizer, small_ofa):
 
 def test_a_checkpoint_round_trips_to_the_same_answers(trained, tmp_path):
     model, tokenizer = trained
-    save_checkpoint(tmp_path / "ckpt", model, tokenizer)
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer=tokenizer)
     loaded, tok2 = load_checkpoint(tmp_path / "ckpt")
     assert tok2.to_str() == tokenizer.to_str() and loaded.config == model.config
     for key, value in model.state_dict().items():
@@ -44,7 +44,7 @@ def test_a_checkpoint_round_trips_to_the_same_answers(trained, tmp_path):
 
 def test_vrs_loading_dispatches_on_the_config_kind(trained, tmp_path):
     model, tokenizer = trained
-    save_checkpoint(tmp_path / "ckpt", model, tokenizer)
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer=tokenizer)
     config = json.loads((tmp_path / "ckpt" / "config.json").read_text())
     assert config["kind"] == "ofa-vqa" and config["vocab_size"] == tokenizer.vocab_size
     reasoner = load_reasoner(tmp_path / "ckpt")
@@ -56,10 +56,10 @@ def test_vrs_loading_dispatches_on_the_config_kind(trained, tmp_path):
 def test_saving_again_replaces_the_directory_and_leaves_no_temporaries(trained, tmp_path):
     model, tokenizer = trained
     target = tmp_path / "ckpt"
-    save_checkpoint(target, model, tokenizer)
+    save_checkpoint(target, model, tokenizer=tokenizer)
     (target / "stale.txt").write_text("from an older export")
     other = OfaVqa(model.config)
-    save_checkpoint(target, other, tokenizer)
+    save_checkpoint(target, other, tokenizer=tokenizer)
     assert not (target / "stale.txt").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]
     loaded, _ = load_checkpoint(target)
@@ -68,11 +68,11 @@ def test_saving_again_replaces_the_directory_and_leaves_no_temporaries(trained, 
 
 def test_an_incomplete_or_foreign_checkpoint_is_refused(trained, tmp_path):
     model, tokenizer = trained
-    save_checkpoint(tmp_path / "ckpt", model, tokenizer)
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer=tokenizer)
     (tmp_path / "ckpt" / "model.safetensors").unlink()
     with pytest.raises(FileNotFoundError, match=r"model\.safetensors"):
         load_checkpoint(tmp_path / "ckpt")
-    save_checkpoint(tmp_path / "ns", model, tokenizer)
+    save_checkpoint(tmp_path / "ns", model, tokenizer=tokenizer)
     config = json.loads((tmp_path / "ns" / "config.json").read_text())
     (tmp_path / "ns" / "config.json").write_text(json.dumps({**config, "kind": "ns-vqa"}))
     with pytest.raises(ValueError, match="ns-vqa"):

@@ -78,9 +78,9 @@ def test_tiny_is_cpu_sized():
 
 def test_config_round_trips_and_rejects_unknown_keys():
     c = preset("tiny", vocab_size=300)
-    assert OfaConfig.from_json(c.to_json()) == c
+    assert OfaConfig.from_dict(c.to_dict()) == c
     with pytest.raises(ValueError, match="bogus"):
-        OfaConfig.from_json({**c.to_json(), "bogus": 1})
+        OfaConfig.from_dict({**c.to_dict(), "bogus": 1})
     with pytest.raises(ValueError, match="huge"):
         preset("huge")
 
