@@ -105,7 +105,8 @@ class OpenAIPlanner:
             reply = self._call(body, request.attempt, exchanges)
             source = extract_code(reply.content)
             if source is not None:
-                return with_imports(source), reply
+                exchanges[-1]["source"] = with_imports(source)  # what this reply gave
+                return exchanges[-1]["source"], reply
             exchanges[-1]["error"] = "the reply has no code"
         raise PlannerError(f"{self.base_url}: the model's reply has no code: "
                            f"{_clip(reply.content)!r}", exchanges)

@@ -40,8 +40,16 @@ def episode_records(run_dir: Path) -> list[dict]:
                     "prompt_tokens": e.get("prompt_tokens"),
                     "completion_tokens": e.get("completion_tokens"),
                     "latency_s": e.get("latency_s"),
-                    "source": None if e.get("error") else sources.get(e.get("attempt"))})
+                    "rejected": e.get("rejected"), "source": _source(e, sources)})
     return out
+
+
+def _source(exchange: dict, sources: dict[int, str]) -> str | None:
+    """The codeplan the planner made of this reply: recorded with the exchange, or (traces
+    from before that) the attempt's codeplan when the reply was neither rejected nor failed."""
+    if "source" in exchange or exchange.get("error") or exchange.get("rejected"):
+        return exchange.get("source")
+    return sources.get(exchange.get("attempt"))
 
 
 def system_prompt(run_dir: Path) -> str | None:
