@@ -83,6 +83,8 @@ def _llm(events: list[dict]) -> str:
                                 for m in e.get("messages") or [])
         reply = e.get("reply") if e.get("reply") is not None else f"(error) {e.get('error')}"
         err = f"<p class=bad>{_esc(e['error'])}</p>" if e.get("error") else ""
+        if e.get("rejected"):
+            err += f"<p class=bad>dry run, asked again: {_esc(e['rejected'])}</p>"
         parts.append(f"<h3>{_esc(head)}</h3>{err}<details><summary>messages sent</summary>"
                      f"<pre>{_esc(messages)}</pre></details><pre>{_esc(reply)}</pre>")
     return "".join(parts)

@@ -232,3 +232,23 @@ def test_a_planner_without_llm_counts_zero(tmp_path):
     result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), report=False)
     assert {k: result.counts[k] for k in ("llm_calls", "prompt_tokens", "llm_s")} == {
         "llm_calls": 0, "prompt_tokens": 0, "llm_s": 0}
+
+
+def test_the_report_shows_every_llm_call_with_its_messages_tokens_and_raw_reply(tmp_path):
+    from runtime.report import write_report
+    from runtime.trace import TraceWriter
+
+    trace = TraceWriter(tmp_path, {"instruction": "stack", "task": "stack-blocks"})
+    trace.event("llm_exchange", attempt=0, model="qwen", prompt_tokens=532, completion_tokens=46,
+                latency_s=12.5, params={"temperature": 0.0, "max_tokens": 400},
+                messages=[{"role": "user", "content": "Instruction: stack <all>"}],
+                reply="```python\nput_first_on_second('a block', 'b block')\n```",
+                rejected="it builds more than one tower")
+    trace.event("llm_exchange", attempt=1, model="qwen", prompt_tokens=0, completion_tokens=0,
+                latency_s=180.0, params={}, messages=[], reply=None, error="no answer in 180 s")
+    trace.close()
+    page = write_report(tmp_path).read_text()
+    assert "<h2>LLM calls</h2><p>2 call(s), 532 prompt + 46 completion tokens, 192.5 s" in page
+    assert "Instruction: stack &lt;all&gt;" in page  # the messages sent, escaped
+    assert "dry run, asked again: it builds more than one tower" in page
+    assert "put_first_on_second(&#x27;a block&#x27;" in page and "no answer in 180 s" in page
