@@ -27,7 +27,7 @@ CLIPORT_SHIPPED = "cliport-cpu"
 def make_actor(name: str, env: TabletopEnv) -> Actor:
     """'oracle': the scripted ground-truth actor (an upper bound, not a system under test);
     'cliport': the shipped CLIPort-style policy; or a checkpoint directory of one
-    (`codeplan train actor` output: config.json + model.safetensors)."""
+    (`codeplan train cliport` output: config.json + model.safetensors)."""
     if name == "oracle":
         from ravens_env.agents.oracle import OracleActor
 

@@ -51,7 +51,7 @@ def test_file_planner_directory_is_an_error(tmp_path):
 
 def test_registry_makes_each_planner(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert planner_names() == ["offline", "openai", "file"]
+    assert planner_names() == ["offline", "openai", "llm", "file"]
     assert make_planner("offline").name == "offline"
     assert make_planner("offline", time_limit_s=5).time_limit_s == 5.0
     assert make_planner("file", path=tmp_path / "p.py").name == "file"
@@ -60,7 +60,7 @@ def test_registry_makes_each_planner(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("name", "options", "expected"), [
-    ("llm", {}, "unknown planner 'llm'; planners: offline, openai, file"),
+    ("gpt", {}, "unknown planner 'gpt'; planners: offline, openai, llm, file"),
     ("offline", {"model": "gpt"}, "planner 'offline' has no option 'model'; options: "
                                   "time_limit_s"),
     ("file", {}, "planner 'file' needs path"),

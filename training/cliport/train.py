@@ -1,6 +1,6 @@
 """Train the CLIPort actor on oracle demonstrations with `accelerate`.
 
-    codeplan train actor --demos data/demos --out runs/actor --steps 20000 --batch-size 8
+    codeplan train cliport --demos data/demos --out runs/actor --steps 20000 --batch-size 8
 
 The losses are Transporter's: cross-entropy of the pick logits over all H*W pixels against the
 demonstrated pick pixel, and of the place logits over all R*H*W (rotation, pixel) cells against
@@ -223,7 +223,7 @@ def _setup(spec: TrainCliportSpec) -> tuple[Loop, DemoDataset, Path | None]:
                     model, next(batches), spec.color_match_weight, config.stride),
                 checkpoint_every=spec.checkpoint_every, keep_checkpoints=spec.keep_checkpoints,
                 log_every=spec.log_every, state_extra=lambda: {"spec": spec_json(spec)},
-                desc="train actor", show=("pick", "place"), progress=spec.progress)
+                desc="train cliport", show=("pick", "place"), progress=spec.progress)
     return loop, dataset, ckpt
 
 

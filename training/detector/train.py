@@ -1,6 +1,6 @@
 """Train the neuro-symbolic reasoner's object detector with `accelerate`.
 
-    codeplan train perception --data data/vqa-train --val data/vqa-val --out runs/ns --steps 6000
+    codeplan train detector --data data/vqa-train --val data/vqa-val --out runs/ns --steps 6000
 
 Supervision is dense (every visible object's centre, height and color, from the generator's
 scene annotations), so the detector learns in minutes on a CPU what an end-to-end VQA model
@@ -65,7 +65,7 @@ class TrainDetectorSpec:
     init: Path | None = None  # start from this detector checkpoint (fine-tuning)
     levels: int | None = None  # support-level classes (None: the init model's, else none)
     level_heat: bool = False  # blocks: one heatmap per support level (needs levels >= 2)
-    mix: str | None = None  # "split=weight,...", as `train vqa --mix`; None: every image alike
+    mix: str | None = None  # "split=weight,...", as `train ofa --mix`; None: every image alike
     log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
@@ -192,7 +192,7 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
                 compute_losses=compute_losses, checkpoint_every=spec.checkpoint_every,
                 log_every=spec.log_every, evaluate=evaluate if val is not None else None,
                 eval_every=spec.eval_every, state_extra=lambda: {"spec": spec.recorded()},
-                desc="train perception", progress=spec.progress)
+                desc="train detector", progress=spec.progress)
 
 
 def canonical_mix(mix: str | None) -> str | None:

@@ -1,4 +1,4 @@
-"""`codeplan tune perception`: a trained detector's decoding thresholds, chosen on a dev set.
+"""`codeplan tune detector`: a trained detector's decoding thresholds, chosen on a dev set.
 
 Why a command: the detection threshold (a heatmap peak's score to keep it), the hidden-support
 threshold (`vrs/detector/hidden.py`) and the height above which a table-level block is seated on the

@@ -1,6 +1,6 @@
 """Train the OFA-style VQA model (`vrs.ofa`) on `codeplan datagen vqa` data with `accelerate`.
 
-    codeplan train vqa --data data/vqa-train --val data/vqa-val --out runs/vqa-tiny \
+    codeplan train ofa --data data/vqa-train --val data/vqa-val --out runs/vqa-tiny \
         --preset tiny --steps 20000 --batch-size 64 [--mix block_bowl=2,unseen=1] [--resume]
 
 Why these choices:
@@ -313,7 +313,7 @@ def _loop(run: Run, on_step: Callable[[int], None] | None) -> Loop:
                 keep_checkpoints=spec.keep_checkpoints, log_every=spec.log_every,
                 grad_clip=spec.grad_clip, evaluate=evaluate, eval_every=spec.eval_every,
                 after_step=after_step, state_extra=lambda: {**c, "spec": spec_json(spec)},
-                on_step=on_step, desc="train vqa", progress=spec.progress)
+                on_step=on_step, desc="train ofa", progress=spec.progress)
 
 
 def _evaluate(run: Run, loss: float) -> None:

@@ -20,7 +20,7 @@ from vrs.detector.camera import PinholeCamera
 KIND = "ns-vqa"
 LEVEL0_Z = 0.02  # metres: centre of a block on the table
 ON_STAND_Z = 0.0225  # metres: default `stand_z` (table block centre 0.02, on the stand 0.03)
-DECODING = ("threshold", "hidden_threshold", "stand_z")  # fields `tune perception` chooses
+DECODING = ("threshold", "hidden_threshold", "stand_z")  # fields `tune detector` chooses
 LEVEL_STEP = 0.04  # metres: one block (ravens_env.dimensions.BLOCK_SIZE)
 TYPES: tuple[str, ...] = ("block", "bowl", "stand")
 

@@ -32,7 +32,7 @@ class DetectorReasoner:
     detection confidence among the objects the scene holds (1.0 for an empty scene); a block
     read back by `vrs.detector.hidden` brings its low heat (>= 0.05) with it, honestly."""
 
-    name = "ns-vqa"
+    name = "detector"  # the component's name; its checkpoint kind stays "ns-vqa" (a file format)
 
     def __init__(self, model: DetectorNet) -> None:
         self.model = FastDetector(model)  # a rewritten copy: the caller's model is left as is

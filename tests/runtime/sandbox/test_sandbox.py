@@ -492,9 +492,25 @@ def test_missing_import_gets_a_hint(sandbox: Sandbox) -> None:
 
 def test_worker_killed_between_runs_is_replaced_transparently() -> None:
     with Sandbox({}, FAST) as box:
-        os.kill(box.worker_pid, signal.SIGKILL)
-        time.sleep(0.05)  # s; let the kernel close its socket
+        pid = box.worker_pid
+        os.kill(pid, signal.SIGKILL)
+        _wait_until_dead(pid)  # "between runs": the death is complete before the next run
         assert box.run("print('fine')").prints == ["fine"]
+
+
+def _wait_until_dead(pid: int, timeout_s: float = 5.0) -> None:
+    """Until `pid` is gone or a zombie (its socket closed). A fixed 50 ms sleep raced on a
+    loaded machine: the run then met a worker still dying, which is the mid-run case."""
+    deadline = time.monotonic() + timeout_s
+    stat = Path(f"/proc/{pid}/stat")
+    while time.monotonic() < deadline:
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                return
+        except (OSError, IndexError):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"worker {pid} still alive {timeout_s} s after SIGKILL")
 
 
 def test_worker_dying_mid_run_is_reported() -> None:
