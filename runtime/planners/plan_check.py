@@ -94,13 +94,16 @@ def _name_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | N
 
 
 def _bowl_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
-    """A bowl holds one block; an instruction about bowls needs a move into a bowl."""
-    filled = {o for _s, r, o in request.facts if r == "in"}
+    """A bowl holds one block (a block moved out frees its bowl; putting a block back in its
+    own bowl is no problem); an instruction about bowls needs a move into a bowl."""
+    occupant = {o: s for s, r, o in request.facts if r == "in"}
     for pick, place in moves:
+        occupant = {bowl: block for bowl, block in occupant.items() if block != pick}
         if str(place).endswith("bowl"):
-            if place in filled:
-                return f"it puts the {pick} in the {place}, which already holds a block"
-            filled.add(place)
+            if place in occupant:
+                return (f"it puts the {pick} in the {place}, which already holds the "
+                        f"{occupant[place]}")
+            occupant[place] = pick
     if "bowl" in request.instruction or "bowls" in request.instruction:
         if moves and not any(str(p).endswith("bowl") for _b, p in moves):
             return ("it puts blocks on blocks, but the instruction asks for bowls: "

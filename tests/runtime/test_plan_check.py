@@ -45,7 +45,7 @@ def test_the_dry_run_records_moves_and_answers_from_the_perceived_facts():
     ("put_first_on_second('cyan block', 'table')\ntell_planner('done')\n", "stack all blocks",
      [], "it puts the cyan block on 'table', which is not an object in the scene"),
     (MATCH, "put the blocks in the bowls with matching colors",
-     [("green block", "in", "cyan bowl")], "which already holds a block"),
+     [("green block", "in", "cyan bowl")], "which already holds the green block"),
     # the real model's two towers for "stack all the blocks" (dev seed 0)
     ("put_first_on_second('cyan block', 'green block')\n"
      "put_first_on_second('pink block', 'green block')\ntell_planner('done')\n",
@@ -69,6 +69,14 @@ def test_mistakes_are_named(source, instruction, facts, problem):
 ])
 def test_right_plans_pass(source, instruction):
     assert check_plan(with_imports(source), req(instruction)) is None
+
+
+def test_a_block_put_back_in_its_own_bowl_or_a_freed_bowl_is_no_problem():
+    """Found on test seed 1009 (darker blocks): a recovery plan that re-puts the blocks already
+    in their bowls was rejected as 'the blue bowl already holds a block' (the blue block)."""
+    facts = [("cyan block", "in", "cyan bowl"), ("green block", "in", "pink bowl")]
+    assert check_plan(with_imports(MATCH), req("put the blocks in the matching bowls", facts)) \
+        is None
 
 
 def test_the_planner_asks_again_naming_the_mistake(monkeypatch):
