@@ -57,6 +57,9 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
                     help="a named benchmark: its tasks, modes, seeds and reference numbers")
     cl.add_argument("--task", default=None, help="task id(s), comma-separated (instead of "
                                                  "--suite; default put-blocks-in-mismatched-bowls)")
+    cl.add_argument("--paraphrases", default=None, metavar="SET",
+                    help="instead of --suite/--task: a paraphrase set (dev, heldout, or a .jsonl "
+                         "file); episode k runs its k-th instruction on seed --seed-start + k")
     cl.add_argument("--modes", default=None,
                     help="comma-separated (default open-loop,success,progress)")
     cl.add_argument("--episodes", type=positive_int, default=50)
@@ -79,10 +82,12 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     from runtime.eval.closed_loop import EvalSpec
     from runtime.eval.closed_loop_suites import get_suite
 
-    if args.suite and args.task:
-        raise CliError("--suite and --task are exclusive: a suite fixes its tasks")
+    if sum(bool(x) for x in (args.suite, args.task, args.paraphrases)) > 1:
+        raise CliError("--suite, --task and --paraphrases are exclusive: each fixes the tasks")
     suite = get_suite(args.suite) if args.suite else None
-    tasks = list(suite.tasks) if suite else _split(args.task or "put-blocks-in-mismatched-bowls")
+    paraphrases = _paraphrase_set(args.paraphrases)[:args.episodes]
+    tasks = list(suite.tasks) if suite else list(dict.fromkeys(p.task for p in paraphrases)) \
+        if paraphrases else _split(args.task or "put-blocks-in-mismatched-bowls")
     modes = [MODE_ALIASES.get(m.lower(), m) for m in _split(args.modes)] if args.modes else list(
         suite.modes if suite else MODES)
     for t in tasks:
@@ -91,16 +96,35 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     if bad or not modes:
         raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
     parse_situations(args.situations)
-    out = args.out or (Path("results") / results_name(suite.name, args) / date.today().isoformat()
-                       if suite else Path("results/closed-loop"))
+    name = suite.name if suite else f"paraphrases-{Path(args.paraphrases).stem}" \
+        if paraphrases else None
+    out = args.out or (Path("results") / results_name(name, args) / date.today().isoformat()
+                       if name else Path("results/closed-loop"))
+    episodes = len(paraphrases) if paraphrases else args.episodes
     seed_start = args.seed_start if args.seed_start is not None else (
         suite.seed_start if suite else 1000)
     reference = {"reference": suite.reference, "reference_label": suite.reference_label,
                  "reference_episodes": suite.reference_episodes} if suite else {}
-    return EvalSpec(tasks, modes, args.episodes, seed_start, args.situations, args.actor,
+    return EvalSpec(tasks, modes, episodes, seed_start, args.situations, args.actor,
                     args.reasoner, planner=args.planner, planner_options=planner_options(args),
-                    workers=args.workers, out_dir=out, suite=suite.name if suite else None,
-                    **reference)
+                    workers=args.workers, out_dir=out, suite=name,
+                    paraphrases=args.paraphrases, **reference)
+
+
+def _paraphrase_set(name: str | None) -> list:
+    """The paraphrases of --paraphrases (empty without it); a bad name is one line."""
+    if not name:
+        return []
+    from runtime.eval.closed_loop_paraphrases import load_paraphrases
+
+    try:
+        found = load_paraphrases(name)
+    except (OSError, ValueError, KeyError) as e:
+        raise CliError(f"--paraphrases {name}: cannot read the set ({e}); sets: dev, heldout, "
+                       "or a .jsonl file of {\"task\", \"instruction\"} lines") from None
+    if not found:
+        raise CliError(f"--paraphrases {name}: the set is empty")
+    return found
 
 
 # The seed paper's column names ("Codeplan", "+Success", "+Progress") for our mode names.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.stats import wilson_interval
+from runtime.eval.closed_loop_paraphrases import Paraphrase, load_paraphrases
 from runtime.eval.diagnostics import CAUSES, diagnose_run
 from runtime.run_config import RunConfig
 
@@ -45,15 +46,17 @@ class EvalSpec:
     reference: dict = field(default_factory=dict)  # {task: {mode: rate}} shown beside ours
     reference_label: str = ""
     reference_episodes: int = 0
+    paraphrases: str | None = None  # a paraphrase set: episode k is its k-th instruction
 
 
-def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
-    task, mode, seed, spec = args
+def _episode(args: tuple) -> dict:
+    task, mode, seed, spec = args[:4]
     from runtime.runner import run_episode
 
+    instruction = _paraphrased(args[4], task, seed) if len(args) > 4 else None
     config = RunConfig(task=task, seed=seed, mode=mode, planner=spec.planner,
-                       planner_options=dict(spec.planner_options), reasoner=spec.reasoner,
-                       actor=spec.actor, situations=spec.situations,
+                       instruction=instruction, planner_options=dict(spec.planner_options),
+                       reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False,
                        first_plan_error_is_fatal=False)
     r = run_episode(config)
@@ -66,14 +69,25 @@ def _episode(args: tuple[str, str, int, EvalSpec]) -> dict:
             "planner_options": spec.planner_options, "run_dir": r.run_dir,
             **{k: r.counts.get(k, 0) for k in COUNTS},
             "actor_calls": r.counts.get("actions", 0), "diagnostics": diagnostics,
-            "rerun": rerun_command(spec, task, seed, mode),
+            "instruction": instruction, "rerun": rerun_command(spec, task, seed, mode, instruction),
             "replay": f"codeplan replay {shlex.quote(r.run_dir)}"}
 
 
-def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str) -> str:
-    """The `codeplan run` line that repeats one episode of `spec` (same seed, same stack).
-    Why: an episode in a table is only evidence if anyone can run it again and look at it."""
-    argv = ["codeplan", "run", "--task", task, "--seed", str(seed), "--mode", mode,
+def _paraphrased(paraphrase: Paraphrase, task: str, seed: int) -> str:
+    """The paraphrase filled in from the scene's own instruction (its colours, its base)."""
+    from ravens_env.env import TabletopEnv
+
+    with TabletopEnv() as env:
+        env.reset(task, seed)
+        return paraphrase.fill(env.task.instruction)
+
+
+def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
+                  instruction: str | None = None) -> str:
+    """The `codeplan run` line that repeats one episode of `spec` (same seed, same stack, same
+    words). Why: an episode in a table is only evidence if anyone can run it again."""
+    argv = ["codeplan", "run", *([instruction] if instruction else []), "--task", task,
+            "--seed", str(seed), "--mode", mode,
             "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
             "--planner", spec.planner]
     for key, value in spec.planner_options.items():
@@ -84,13 +98,23 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str) -> str:
 
 def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
     """Run every episode (in `spec.workers` processes) and aggregate."""
-    jobs = [(t, m, s, spec) for t in spec.tasks for m in spec.modes
-            for s in range(spec.seed_start, spec.seed_start + spec.episodes)]
     spec.out_dir.mkdir(parents=True, exist_ok=True)
-    episodes = list(_map(jobs, spec.workers, progress))
+    episodes = list(_map(eval_jobs(spec), spec.workers, progress))
     with (spec.out_dir / "episodes.jsonl").open("w") as f:
         f.writelines(json.dumps(e) + "\n" for e in episodes)
     return aggregate(spec, episodes)
+
+
+def eval_jobs(spec: EvalSpec) -> list[tuple]:
+    """(task, mode, seed, spec[, paraphrase]) per episode. Tasks x modes x seeds; or, with a
+    paraphrase set, its k-th instruction (its first `episodes`) on seed seed_start + k in each
+    mode, so every instruction meets a scene of its own and the run says how other words fare."""
+    if not spec.paraphrases:
+        return [(t, m, s, spec) for t in spec.tasks for m in spec.modes
+                for s in range(spec.seed_start, spec.seed_start + spec.episodes)]
+    chosen = load_paraphrases(spec.paraphrases)[:spec.episodes]
+    return [(p.task, m, spec.seed_start + k, spec, p) for k, p in enumerate(chosen)
+            for m in spec.modes]
 
 
 def _map(jobs: list, workers: int, progress: bool):
@@ -163,6 +187,7 @@ def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
             "failure_causes": per("failure_causes"), "failure_causes_by_mode": by_mode,
             "episodes": spec.episodes,
             "seeds": [spec.seed_start, spec.seed_start + spec.episodes - 1],
+            "paraphrases": spec.paraphrases,
             "situations": spec.situations, "actor": spec.actor, "reasoner": spec.reasoner,
             "planner": spec.planner, "planner_options": spec.planner_options,
             "rerun": rerun_command(spec, "TASK", "SEED", "MODE"),

@@ -19,6 +19,7 @@ from runtime.eval.closed_loop import (
     COUNTS,
     EvalSpec,
     aggregate,
+    eval_jobs,
     format_table,
     rerun_command,
     run_eval,
@@ -224,3 +225,43 @@ def test_the_table_does_not_depend_on_the_number_of_workers(tmp_path):
         tables.append(run_eval(spec, progress=False)["success_rate"])
     assert tables[0] == tables[1]
     assert _records(tmp_path / "1") == _records(tmp_path / "2")
+
+
+def test_a_paraphrase_set_gives_one_instruction_per_seed_in_its_own_results_dir(tmp_path):
+    lines = [{"task": "put-block-in-bowl", "instruction": "put {pick} in the {place} pan"},
+             {"task": "stack-blocks", "instruction": "build one tower"},
+             {"task": "stack-blocks", "instruction": "make a single pile"}]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in lines))
+    spec = build_spec(_parse("--paraphrases", str(path), "--modes", "progress",
+                             "--episodes", "2", "--seed-start", "5000"))
+    assert spec.tasks == ["put-block-in-bowl", "stack-blocks"] and spec.episodes == 2
+    assert spec.out_dir.parts[:2] == ("results", "paraphrases-mine")
+    jobs = eval_jobs(spec)
+    assert [(j[0], j[1], j[2], j[4].instruction) for j in jobs] == [
+        ("put-block-in-bowl", "progress", 5000, lines[0]["instruction"]),
+        ("stack-blocks", "progress", 5001, lines[1]["instruction"])]
+    with pytest.raises(CliError, match="exclusive"):
+        build_spec(_parse("--paraphrases", str(path), "--suite", "paper-table2"))
+    with pytest.raises(CliError, match="cannot read"):
+        build_spec(_parse("--paraphrases", str(tmp_path / "missing.jsonl")))
+
+
+def test_a_paraphrased_episode_runs_its_own_words_and_reruns_with_them(tmp_path):
+    spec = EvalSpec(["put-block-in-bowl"], ["progress"], episodes=1, seed_start=1000,
+                    situations="none", actor="oracle", reasoner="oracle", out_dir=tmp_path,
+                    paraphrases=str(_one_paraphrase(tmp_path)))
+    run_eval(spec, progress=False)
+    (episode,) = [json.loads(line) for line in (tmp_path / "episodes.jsonl").open()]
+    assert episode["instruction"].startswith("move the ") and "{" not in episode["instruction"]
+    assert shlex.split(episode["rerun"])[2] == episode["instruction"]
+    trace = (tmp_path / "runs").glob("*/trace.jsonl")
+    header = json.loads(next(trace).open().readline())
+    assert header["instruction"] == episode["instruction"]
+
+
+def _one_paraphrase(tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({"task": "put-block-in-bowl",
+                                "instruction": "move the {pick} block into the {place} bowl"}))
+    return path
