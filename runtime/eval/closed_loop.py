@@ -97,11 +97,16 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
 
 
 def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
-    """Run every episode (in `spec.workers` processes) and aggregate."""
+    """Run every episode (in `spec.workers` processes) and aggregate. Each record is written to
+    episodes.jsonl as soon as its episode ends: an evaluation stopped half way (an LLM run can
+    take hours) keeps every finished episode's record, not just its traces."""
     spec.out_dir.mkdir(parents=True, exist_ok=True)
-    episodes = list(_map(eval_jobs(spec), spec.workers, progress))
+    episodes = []
     with (spec.out_dir / "episodes.jsonl").open("w") as f:
-        f.writelines(json.dumps(e) + "\n" for e in episodes)
+        for episode in _map(eval_jobs(spec), spec.workers, progress):
+            episodes.append(episode)
+            f.write(json.dumps(episode) + "\n")
+            f.flush()
     return aggregate(spec, episodes)
 
 

@@ -265,3 +265,20 @@ def _one_paraphrase(tmp_path):
     path.write_text(json.dumps({"task": "put-block-in-bowl",
                                 "instruction": "move the {pick} block into the {place} bowl"}))
     return path
+
+
+def test_each_episode_record_is_written_when_its_episode_ends(tmp_path, monkeypatch):
+    """A stopped evaluation keeps the records of the episodes that finished."""
+    import runtime.eval.closed_loop as closed_loop
+
+    def two_then_stop(jobs, workers, progress):
+        yield {"task": "t", "mode": "progress", "seed": 1000, "success": True}
+        yield {"task": "t", "mode": "progress", "seed": 1001, "success": False}
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(closed_loop, "_map", two_then_stop)
+    spec = EvalSpec(["t"], ["progress"], episodes=3, out_dir=tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(spec, progress=False)
+    lines = (tmp_path / "episodes.jsonl").read_text().splitlines()
+    assert [json.loads(x)["seed"] for x in lines] == [1000, 1001]
