@@ -38,6 +38,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def port(text: str) -> int:
+    """argparse type: a TCP port, 0 meaning "pick a free one"."""
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be 0..65535, got {text}")
+    return value
+
+
 def non_negative_float(text: str) -> float:
     """argparse type: a number >= 0 (NaN refused)."""
     try:

