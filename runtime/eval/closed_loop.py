@@ -9,11 +9,12 @@ number of worker processes: each episode is seeded by its own (task, seed) alone
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from common.stats import wilson_interval
@@ -27,6 +28,7 @@ COUNTS = ("actions", "failed_actions", "retries", "replans", "questions", "reaso
 LLM_COSTS = ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
 # planner option -> the `codeplan run` flag that sets it
 _FLAGS = {"timeout_s": "--llm-timeout", "path": "--plan-file"}
+_RUN_ONLY = {"server_url"}  # set by the evaluation itself for its workers: not a flag
 
 
 @dataclass
@@ -66,7 +68,8 @@ def _episode(args: tuple) -> dict:
             "failure_cause": diagnostics["failure_cause"],
             "wall_s": r.wall_s, "situations": spec.situations, "actor": spec.actor,
             "reasoner": spec.reasoner, "planner": spec.planner,
-            "planner_options": spec.planner_options, "run_dir": r.run_dir,
+            "planner_options": {k: v for k, v in spec.planner_options.items()
+                                if k not in _RUN_ONLY}, "run_dir": r.run_dir,
             **{k: r.counts.get(k, 0) for k in COUNTS},
             "actor_calls": r.counts.get("actions", 0), "diagnostics": diagnostics,
             "instruction": instruction, "rerun": rerun_command(spec, task, seed, mode, instruction),
@@ -91,7 +94,7 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
             "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
             "--planner", spec.planner]
     for key, value in spec.planner_options.items():
-        if value is not None:
+        if value is not None and key not in _RUN_ONLY:
             argv += [_FLAGS.get(key, f"--{key.replace('_', '-')}"), str(value)]
     return shlex.join(argv)
 
@@ -102,12 +105,33 @@ def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
     take hours) keeps every finished episode's record, not just its traces."""
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     episodes = []
-    with (spec.out_dir / "episodes.jsonl").open("w") as f:
-        for episode in _map(eval_jobs(spec), spec.workers, progress):
+    with (spec.out_dir / "episodes.jsonl").open("w") as f, _shared_llm(spec) as job_spec:
+        for episode in _map(eval_jobs(job_spec), spec.workers, progress):
             episodes.append(episode)
             f.write(json.dumps(episode) + "\n")
             f.flush()
     return aggregate(spec, episodes)
+
+
+@contextlib.contextmanager
+def _shared_llm(spec: EvalSpec):
+    """The spec the workers run: with `--planner llm` and several workers, one local server
+    with a request slot per worker, started here and stopped at the end, whose URL the
+    workers are given. Why: a server per worker loads the model once per worker (1.1 GB each)
+    and keeps a prompt cache each; one server batches the workers' requests."""
+    workers = min(spec.workers, os.cpu_count() or 1)
+    if spec.planner != "llm" or workers <= 1 or spec.planner_options.get("server_url"):
+        yield spec
+        return
+    from runtime.planners.local_llm import LocalLLMPlanner
+
+    planner = LocalLLMPlanner(model_path=spec.planner_options.get("model_path"),
+                              parallel=workers)
+    try:
+        yield replace(spec, planner_options={**spec.planner_options,
+                                             "server_url": planner.start()})
+    finally:
+        planner.close()
 
 
 def eval_jobs(spec: EvalSpec) -> list[tuple]:

@@ -36,16 +36,22 @@ _lock = threading.Lock()
 
 
 class LocalLLMPlanner:
-    """The local model as planner; `model_path` a GGUF instead of the packaged one."""
+    """The local model as planner; `model_path` a GGUF instead of the packaged one.
+
+    `parallel` request slots in the server (one per evaluation worker that shares it);
+    `server_url` uses a server of this model already running (an evaluation's workers get the
+    one their parent started) instead of starting one."""
 
     name = "llm"
 
     def __init__(self, model_path: str | Path | None = None,
                  timeout_s: float = DEFAULT_TIMEOUT_S, threads: int = 1,
-                 grammar: bool = True, max_tokens: int = 400) -> None:
+                 grammar: bool = True, max_tokens: int = 400, parallel: int = 1,
+                 server_url: str | None = None) -> None:
         self.model_path = _resolve(model_path)
         self.threads, self.timeout_s = int(threads), float(timeout_s)
         self.grammar, self.max_tokens = grammar, max_tokens
+        self.parallel, self.server_url = max(1, int(parallel)), server_url
         self._delegate: OpenAIPlanner | None = None
 
     def plan(self, request: PlanRequest) -> Codeplan:
@@ -54,9 +60,13 @@ class LocalLLMPlanner:
         codeplan.planner = self.name
         return codeplan
 
+    def start(self) -> str:
+        """Start (or find) the shared server now; its base URL, for other processes."""
+        return self._planner().base_url
+
     def close(self) -> None:
         """Stop this process's server for the model (a later plan() starts a new one)."""
-        key = (str(self.model_path), self.threads)
+        key = (str(self.model_path), self.threads, self.parallel)
         with _lock:
             server = _servers.pop(key, None)
         if server is not None:
@@ -65,27 +75,33 @@ class LocalLLMPlanner:
 
     def _planner(self) -> OpenAIPlanner:
         if self._delegate is None:
-            server = shared_server(self.model_path, self.threads)
+            if self.server_url:
+                model, base_url = self.model_path.stem, self.server_url
+            else:
+                server = shared_server(self.model_path, self.threads, self.parallel)
+                model, base_url = server.model_id, server.base_url
             self._delegate = OpenAIPlanner(
-                server.model_id, base_url=server.base_url, timeout_s=self.timeout_s,
+                model, base_url=base_url, timeout_s=self.timeout_s,
                 max_retries=1, max_tokens=self.max_tokens,
                 grammar=CODE_GRAMMAR if self.grammar else None)
         return self._delegate
 
 
-def shared_server(model_path: Path, threads: int = 1) -> LocalLLMServer:
+def shared_server(model_path: Path, threads: int = 1, parallel: int = 1) -> LocalLLMServer:
     """The process's running server for `model_path`, started on first use. Why shared: one
-    server (and one warm prompt cache) for a whole evaluation, not one per episode."""
+    server (and one warm prompt cache) for a whole evaluation, not one per episode; with
+    `parallel` slots, one for all the workers of an evaluation."""
     from runtime.llm.server import LLMServerError, LocalLLMServer
 
-    key = (str(model_path), threads)
+    key = (str(model_path), threads, parallel)
     with _lock:
         server = _servers.get(key)
         if server is not None and server.running:
             return server
         alias = Path(model_path).stem
         try:
-            server = LocalLLMServer(Path(model_path), alias=alias, threads=threads).start()
+            server = LocalLLMServer(Path(model_path), alias=alias, threads=threads,
+                                    n_parallel=parallel).start()
         except (LLMServerError, OSError) as e:
             raise PlannerError(f"the local LLM server did not start: {e}") from None
         _servers[key] = server

@@ -2,25 +2,18 @@
 
 Why: a 1.5B model writes code that runs but does the wrong thing (a block on a block where the
 instruction wants bowls; its own colour's bowl for "a different color"; one block of four left
-out), and the robot then spends minutes before the mistake shows, if it ever does (a false
-"done" ends the episode). Running the codeplan in the sandbox with primitives that only record
-the moves, and checking the moves against the scene and the instruction's plain words, finds
-those mistakes in a fraction of a second; the planner then asks again, naming the mistake.
-The checks only reject what is wrong under any reading of the instruction; when the
-instruction's words are mixed ("do not match"), the colour check stays out of it.
+out; a tower built from the top down), and the robot then spends minutes before the mistake
+shows, if it ever does (a false "done" ends the episode). Running the codeplan in the sandbox
+with primitives that only record the moves, and checking the moves and the end state they
+lead to against the scene and the instruction (`intent.read_intent`), finds those mistakes in
+a fraction of a second; the planner then asks again, naming the mistake. The checks only
+reject what is wrong under the instruction's reading; when the words do not settle a reading
+(`read_intent` answers None), that check stays out of it.
 """
 
 from __future__ import annotations
 
-import re
-from itertools import pairwise
-
 from runtime.planners.base import PlanRequest
-
-_SAME = {"same", "matching", "match", "matches", "matched"}
-_OTHER = {"different", "other", "another", "mismatched", "mismatching", "not", "no", "never"}
-_ALL = {"all", "every", "each", "blocks", "cubes"}
-_TOWER = {"stack", "tower", "pile"}
 
 
 class _Done(BaseException):
@@ -34,7 +27,14 @@ class _Done(BaseException):
 def dry_run(source: str, request: PlanRequest) -> tuple[list[tuple[str, str]], str | None]:
     """(moves, tell_planner message or None) of the codeplan on the perceived scene; reasoning
     calls are answered from the perceived facts. Raises nothing: a codeplan that fails here
-    gives the moves made so far."""
+    gives the moves made so far (`run_error` says how it failed)."""
+    moves, message, _error = _dry_run(source, request)
+    return moves, message
+
+
+def _dry_run(source: str, request: PlanRequest
+             ) -> tuple[list[tuple[str, str]], str | None, str | None]:
+    """dry_run, plus the sandbox's one-line error when the codeplan does not run through."""
     from runtime.sandbox import Sandbox
 
     moves: list[tuple[str, str]] = []
@@ -53,31 +53,36 @@ def dry_run(source: str, request: PlanRequest) -> tuple[list[tuple[str, str]], s
                             "tell_planner": tell},
            "reasoning_actions": {"find_object_related_to_obj": related,
                                  "ask": lambda q: "unknown", "is_true": lambda q: False}}
-    message = None
+    message = error = None
     try:
         with Sandbox(api) as sandbox:
-            sandbox.run(source)
+            result = sandbox.run(source)
+        if not result.ok:
+            error = f"it stops with a {result.kind} error: {result.error}"
     except _Done as done:
         message = done.message
-    return moves, message
+    return moves, message, error
 
 
 def check_plan(source: str, request: PlanRequest) -> str | None:
-    """The first mistake of the codeplan's moves, as feedback for the model; None if none."""
-    moves, message = dry_run(source, request)
+    """The first mistake of the codeplan's moves, as feedback for the model; None if none.
+
+    In order: an error that stops the codeplan (a syntax error, a name it never defined, a
+    list lookup that fails); names that are not objects of the scene; a bowl given a second block; a block
+    picked from under another or put onto one that is covered (the robot lifts the top
+    block); then the end state against what the instruction asks (`intent.read_intent`):
+    every block in a bowl of the right colour, the named block in the named bowl, or one
+    tower of all the blocks on the named base. A plan that says "done" on a scene it leaves
+    short of the goal (a false "done") is caught by that last check before anything moves."""
+    moves, message, error = _dry_run(source, request)
     if message is not None and not message.lower().startswith("done"):
         return None  # it reports a problem: the runner passes that on
-    return (_name_problem(moves, request) or _bowl_problem(moves, request)
-            or _color_problem(moves, request) or _tower_problem(moves, request)
-            or _coverage_problem(moves, request))
+    return (error or _name_problem(moves, request) or _bowl_problem(moves, request)
+            or _order_problem(moves, request) or _goal_problem(moves, request))
 
 
 def _color(name: str) -> str:
     return name.split()[0]
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 def _name_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
@@ -111,42 +116,88 @@ def _bowl_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | N
     return None
 
 
-def _color_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
-    words = _words(request.instruction)
-    same, other = bool(words & _SAME), bool(words & _OTHER)
-    if same == other:  # neither, or mixed words ("do not match"): no colour check
-        return None
+def _support(request: PlanRequest) -> dict[str, str]:
+    """What each block rests on now, from the perceived facts (a block not named: the table)."""
+    support = {o: "table" for o in request.objects if o.endswith("block")}
+    support.update({s: o for s, r, o in request.facts if r in ("in", "on") and s in support})
+    return support
+
+
+def _order_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
+    """A block is picked only with nothing on it, and put only on a block with nothing on it.
+    Why: the suction cup lifts the top block of a pile, so a tower built from the top down
+    (the 1.5B model's `put(blocks[i], blocks[i + 1])`) moves the wrong blocks."""
+    support = _support(request)
     for pick, place in moves:
-        if not str(place).endswith("bowl"):
-            continue
-        if same and _color(pick) != _color(place):
-            return (f"it puts the {pick} in the {place}, but the instruction wants the bowl "
-                    f"of the block's own color (the {_color(pick)} bowl)")
-        if other and _color(pick) == _color(place):
-            return (f"it puts the {pick} in the {place}, but the instruction wants a bowl of a "
-                    f"different color")
+        above = [b for b, under in support.items() if under == pick]
+        if above:
+            return (f"it picks the {pick} while the {above[0]} is on it (the robot can only "
+                    f"lift a block with nothing on it): build a tower from the base up, "
+                    f"putting each block on the one placed before it")
+        covered = [b for b, under in support.items() if under == place and b != pick]
+        if str(place).endswith("block") and covered:
+            return f"it puts the {pick} on the {place}, which already has the {covered[0]} on it"
+        support[pick] = place
     return None
 
 
-def _tower_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
-    """One tower: each block after the first goes on the block moved just before it."""
-    if not _words(request.instruction) & _TOWER or "pyramid" in request.instruction:
-        return None
-    on_blocks = [(p, q) for p, q in moves if str(q).endswith("block")]
-    for (prev, _), (pick, place) in pairwise(on_blocks):
-        if place != prev:
-            return (f"it puts the {pick} on the {place}, not on the {prev} it moved just "
-                    f"before, so it builds more than one tower")
+def _goal_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
+    """The scene after the moves against what the instruction asks; None when the
+    instruction's kind is not read (`intent.read_intent`) or the end state is right."""
+    from runtime.planners.intent import read_intent
+
+    intent = read_intent(request.instruction)
+    support = _support(request)
+    for pick, place in moves:
+        support[pick] = place
+    if intent.family == "bowls":
+        return _bowls_goal(support, request, intent.polarity)
+    if intent.family == "one" and {intent.pick, intent.place} <= set(request.objects):
+        if support.get(intent.pick) != intent.place:
+            return (f"the {intent.pick} does not end up in the {intent.place}: "
+                    f"put_first_on_second('{intent.pick}', '{intent.place}')")
+    if intent.family == "stack":
+        return _stack_goal(support, intent.base)
     return None
 
 
-def _coverage_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | None:
-    """An instruction about all the blocks must move each one not already placed."""
-    if not moves or not _words(request.instruction) & _ALL:
-        return None
-    placed = {s for s, _r, o in request.facts if o != "table"}
-    touched = {b for move in moves for b in move} | placed
-    left = [o for o in request.objects if o.endswith("block") and o not in touched]
-    if left:
-        return f"it leaves the {left[0]} where it is, but the instruction is about every block"
+def _bowls_goal(support: dict[str, str], request: PlanRequest, polarity: str | None
+                ) -> str | None:
+    """Every block in a bowl of its own colour ("same"; a block whose colour has no bowl is
+    left alone) or of another colour ("different"); with polarity unknown, only that every
+    block ends in some bowl."""
+    bowls = [o for o in request.objects if o.endswith("bowl")]
+    for block, place in support.items():
+        own = block.replace("block", "bowl")
+        if polarity == "same" and own in bowls and place != own:
+            where = f"in the {place}" if place.endswith("bowl") else f"on the {place}"
+            return (f"the {block} ends {where}, but the instruction wants it in the bowl of "
+                    f"its own color, the {own}")
+        if polarity == "different" and place.endswith("bowl") and _color(place) == \
+                _color(block):
+            return (f"it puts the {block} in the {place}, but the instruction wants a bowl of "
+                    f"a different color")
+        if polarity != "same" and not place.endswith("bowl") and len(bowls) >= len(support):
+            return (f"the {block} ends on the {place}, but the instruction is about every "
+                    f"block: put it in a bowl")
+    return None
+
+
+def _stack_goal(support: dict[str, str], base: str | None) -> str | None:
+    """One tower of all the blocks (on `base` when the instruction names one)."""
+    blocks = set(support)
+    bottoms = sorted(b for b in blocks if support[b] not in blocks)
+    towers = []
+    for bottom in bottoms:
+        tower = [bottom]
+        while above := [b for b in blocks if support[b] == tower[-1]]:
+            tower.append(above[0])
+        towers.append(tower)
+    if len(towers) > 1:
+        shown = "; ".join(" on ".join(reversed(t)) if len(t) > 1 else t[0] for t in towers)
+        return (f"the blocks end in {len(towers)} piles ({shown}), but the instruction wants "
+                f"one tower of all the blocks")
+    if base and base in blocks and towers and towers[0][0] != base:
+        return (f"the tower stands on the {towers[0][0]}, but the instruction wants the {base} "
+                f"at the bottom: put every other block on it, from the base up")
     return None

@@ -22,6 +22,7 @@ way in a source checkout, an editable install and a wheel.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -95,25 +96,51 @@ def _words(text: str) -> set[str]:
     return {"<color>" if w in _COLORS else _stem(w) for w in words if w}
 
 
-def closest_example(instruction: str, examples: str) -> str:
-    """The few-shot example (of planner_examples.txt, split at its "Example." lines) whose
-    instruction shares the most words with `instruction`, each word weighted by 1 / the
-    number of examples that have it (so "block" counts little); the first on a tie.
+def closest_example(instruction: str, examples: str, objects: list[str] | None = None) -> str:
+    """The few-shot example (of planner_examples.txt, split at its "Example." lines) that reads
+    as the same kind of task (`intent.read_intent`: family, colour polarity, a named base, a
+    named object missing from the scene) and, among those, shares the most words with
+    `instruction`, each word weighted by 1 / the number of examples that have it; the first on
+    a tie. When no example is of the same kind, all compete on shared words.
 
     Why one example, chosen per request, in the user message: with several examples in the
     system prompt a 1.5B model wrote the different-colour loop for "matching colors" and the
-    other way round; one close example it copies faithfully. The system prompt stays the same
-    for every request, so the server's prompt cache still holds it.
+    other way round; one close example it copies faithfully, so choosing the right one matters
+    most. Why the kind first: shared words took "bowls that do not match their colors" for the
+    matching example. The system prompt stays the same for every request, so the server's
+    prompt cache still holds it.
     """
     parts = [p.strip() for p in examples.split("Example.") if p.strip()]
     if not parts:
         return ""
-    keys = [_words(next((ln for ln in p.splitlines() if ln.startswith("Instruction:")), "")
-                   .removeprefix("Instruction:")) for p in parts]
+    heads = [_example_fields(p) for p in parts]
+    keys = [_words(head) for head, _scene in heads]
     df = {w: sum(w in k for k in keys) for k in keys for w in k}
     want = _words(instruction)
-    scores = [sum(1 / df[w] for w in want & k) for k in keys]
-    return "Example.\n" + parts[scores.index(max(scores))]
+    kind = _kind(instruction, objects)
+    same_kind = [i for i, (head, scene) in enumerate(heads) if _kind(head, scene) == kind]
+    candidates = same_kind if kind[0] is not None and same_kind else range(len(parts))
+    scores = {i: sum(1 / df[w] for w in want & keys[i]) for i in candidates}
+    best = max(scores, key=lambda i: (scores[i], -i))
+    return "Example.\n" + parts[best]
+
+
+def _example_fields(example: str) -> tuple[str, list[str]]:
+    """(instruction, scene object names) of one few-shot example."""
+    lines = example.splitlines()
+    head = next((ln for ln in lines if ln.startswith("Instruction:")), "")
+    scene = next((ln for ln in lines if ln.startswith("Scene:")), "")
+    return head.removeprefix("Instruction:").strip(), re.findall(r"'([^']+)'", scene)
+
+
+def _kind(instruction: str, objects: list[str] | None) -> tuple:
+    """(family, polarity, names a base, names an object the scene lacks) of an instruction."""
+    from runtime.planners.intent import read_intent
+
+    intent = read_intent(instruction)
+    named = [n for n in (intent.pick, intent.place, intent.base) if n]
+    missing = objects is not None and any(n not in objects for n in named)
+    return intent.family, intent.polarity, intent.base is not None, missing
 
 
 def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[dict[str, str]]:
@@ -126,7 +153,7 @@ def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[
                     + primitives.describe_api().strip(), examples=examples)
     scene = {"instruction": request.instruction, "objects": ", ".join(request.objects) or "none",
              "scene": format_scene(request.objects), "facts": format_now(request.facts),
-             "examples": closest_example(request.instruction, examples)}
+             "examples": closest_example(request.instruction, examples, request.objects)}
     if request.attempt == 0:
         user = render("planner_task.txt", directory, **scene)
     else:

@@ -47,10 +47,11 @@ def test_a_non_positive_llm_timeout_is_refused(capsys):
 class FakeServer:
     """Stands in for LocalLLMServer: counts starts and stops."""
 
-    starts = 0
+    starts, parallel = 0, None
 
-    def __init__(self, model_path, alias, threads) -> None:
+    def __init__(self, model_path, alias, threads, n_parallel=1) -> None:
         self.model_path, self.alias, self.threads = model_path, alias, threads
+        FakeServer.parallel = n_parallel
         self.base_url, self.model_id, self.running = "http://127.0.0.1:9/v1", alias, False
 
     def start(self) -> FakeServer:
@@ -82,3 +83,30 @@ def test_one_server_per_process_started_lazily_and_stopped_by_close(tmp_path, mo
     second._planner()
     assert FakeServer.starts == 2  # a later codeplan starts a fresh one
     second.close()
+
+
+def test_an_evaluation_with_workers_shares_one_server_with_a_slot_per_worker(tmp_path,
+                                                                              monkeypatch):
+    """`eval closed-loop --planner llm --workers 2`: the parent starts one server with two
+    request slots and hands its URL to the workers, which start none; the URL is not part of
+    the records' planner options or their rerun lines (it is gone after the evaluation)."""
+    from runtime.eval.closed_loop import EvalSpec, _shared_llm, eval_jobs, rerun_command
+
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF" + b"\0" * 16)
+    monkeypatch.setattr("runtime.llm.server.require_runtime", lambda: None)
+    monkeypatch.setattr("runtime.llm.server.LocalLLMServer", FakeServer)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    FakeServer.starts, FakeServer.parallel = 0, None
+    spec = EvalSpec(["stack-blocks"], ["progress"], episodes=2, planner="llm", workers=2,
+                    planner_options={"model_path": str(gguf)})
+    with _shared_llm(spec) as job_spec:
+        assert FakeServer.starts == 1 and FakeServer.parallel == 2
+        assert job_spec.planner_options["server_url"] == "http://127.0.0.1:9/v1"
+        worker = make_planner("llm", **job_spec.planner_options)._planner()
+        assert worker.base_url == "http://127.0.0.1:9/v1" and FakeServer.starts == 1
+        job = eval_jobs(job_spec)[0]
+        assert "server" not in rerun_command(job[3], *job[:1], job[2], job[1])
+    assert not local_llm._servers  # stopped when the evaluation ends
+    with _shared_llm(EvalSpec(["stack-blocks"], ["progress"], planner="llm", workers=1)) as same:
+        assert "server_url" not in same.planner_options and FakeServer.starts == 1

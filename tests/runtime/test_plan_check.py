@@ -38,10 +38,20 @@ def test_the_dry_run_records_moves_and_answers_from_the_perceived_facts():
     (MATCH, "put the blocks in bowls of a different color", [],
      "it puts the cyan block in the cyan bowl, but the instruction wants a bowl of a different"),
     (GOOD, "put the blocks in the bowls with matching colors", [],
-     "it puts the cyan block in the green bowl, but the instruction wants the bowl of the "
-     "block's own color"),
+     "the cyan block ends in the green bowl, but the instruction wants it in the bowl of its "
+     "own color, the cyan bowl"),
     (GOOD.replace(", 'pink block']", "]"), "put the blocks in bowls of a different color", [],
-     "it leaves the pink block where it is, but the instruction is about every block"),
+     "the pink block ends on the table, but the instruction is about every block"),
+    # negation read per clause: "do not match" wants other colours
+    (MATCH, "place the blocks in bowls that do not match their colors", [],
+     "it puts the cyan block in the cyan bowl, but the instruction wants a bowl of a different"),
+    # a false "done": nothing moved, the goal not reached
+    ("tell_planner('done')\n", "put each block in the bowl of its own colour", [],
+     "the cyan block ends on the table, but the instruction wants it in the bowl of its own "
+     "color, the cyan bowl"),
+    ("put_first_on_second('cyan block', 'pink bowl')\ntell_planner('done')\n",
+     "put the green block in the pink bowl", [],
+     "the green block does not end up in the pink bowl"),
     ("put_first_on_second('cyan block', 'table')\ntell_planner('done')\n", "stack all blocks",
      [], "it puts the cyan block on 'table', which is not an object in the scene"),
     (MATCH, "put the blocks in the bowls with matching colors",
@@ -49,8 +59,24 @@ def test_the_dry_run_records_moves_and_answers_from_the_perceived_facts():
     # the real model's two towers for "stack all the blocks" (dev seed 0)
     ("put_first_on_second('cyan block', 'green block')\n"
      "put_first_on_second('pink block', 'green block')\ntell_planner('done')\n",
-     "stack all the blocks", [], "it puts the pink block on the green block, not on the cyan "
-     "block it moved just before, so it builds more than one tower"),
+     "stack all the blocks", [], "it puts the pink block on the green block, which already "
+     "has the cyan block on it"),
+    ("put_first_on_second('cyan block', 'green block')\ntell_planner('done')\n",
+     "stack all the blocks", [], "the blocks end in 2 piles (cyan block on green block; "
+     "pink block), but the instruction wants one tower of all the blocks"),
+    # the real model's tower from the top down (dev seed 0): the second pick has a block on it
+    ("blocks = ['cyan block', 'green block', 'pink block']\n"
+     "for i in range(len(blocks) - 1):\n    put_first_on_second(blocks[i], blocks[i + 1])\n"
+     "tell_planner('done')\n", "stack all the blocks", [],
+     "it picks the green block while the cyan block is on it"),
+    ("put_first_on_second('cyan block', 'green block')\n"
+     "put_first_on_second('pink block', 'cyan block')\ntell_planner('done')\n",
+     "stack all the blocks on the pink block", [],
+     "the tower stands on the green block, but the instruction wants the pink block at the "
+     "bottom"),
+    ("put_first_on_second('pink block', 'green block')\ntell_planner('done')\n",
+     "stack the blocks", [("cyan block", "on", "green block")],
+     "it puts the pink block on the green block, which already has the cyan block on it"),
 ])
 def test_mistakes_are_named(source, instruction, facts, problem):
     assert problem in check_plan(with_imports(source), req(instruction, facts))
@@ -58,7 +84,8 @@ def test_mistakes_are_named(source, instruction, facts, problem):
 
 @pytest.mark.parametrize(("source", "instruction"), [
     (GOOD, "put the blocks in bowls of a different color"),
-    (GOOD, "place the blocks in bowls that do not match their colors"),  # mixed words: no check
+    (GOOD, "place the blocks in bowls that do not match their colors"),
+    (GOOD, "no block may sit in the bowl of its own colour"),
     (MATCH, "sort the blocks into the bowls by color"),
     ("tell_planner('I cannot see a gold block')\n", "put the gold block in the cyan bowl"),
     ("put_first_on_second('cyan block', 'green block')\ntell_planner('done')\n",
@@ -106,3 +133,13 @@ def test_the_planner_asks_again_naming_the_mistake(monkeypatch):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_codeplan_that_stops_with_an_error_is_sent_back_with_the_error():
+    """The real 1.5B model's third try (dev seed 4): `colors.index(block)` on a list of colour
+    words; it ran on the robot and failed there, one replanning round later."""
+    source = ("colors = ['cyan', 'green', 'pink']\n"
+              "for b in ['cyan block']:\n    put_first_on_second(b, colors[colors.index(b)])\n"
+              "tell_planner('done')\n")
+    problem = check_plan(with_imports(source), req("put the blocks in bowls of another color"))
+    assert problem.startswith("it stops with a runtime error: ") and "is not in list" in problem
