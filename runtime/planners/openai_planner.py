@@ -92,8 +92,8 @@ class OpenAIPlanner:
             exchanges[-1]["rejected"] = problem
             current = replace(request, attempt=request.attempt + ask + 1,
                               previous=[*request.previous, source],
-                              feedback=[*request.feedback, f"a dry run of your codeplan, "
-                                        f"before anything moved, showed that {problem}"])
+                              feedback=[*request.feedback, f"a dry run, before anything "
+                                        f"moved, showed that {problem}"])
         raise AssertionError("unreachable")
 
     def _ask(self, request: PlanRequest, exchanges: list[dict]) -> tuple[str, ChatReply]:

@@ -8,7 +8,7 @@ hold Python code whose braces must stay literal; a literal dollar sign is writte
                           primitives' own signatures and docstrings, for a large model)
     planner_examples.txt  none        (few-shot codeplans)
     planner_task.txt      $instruction, $scene, $facts (optional $objects)  (first codeplan)
-    planner_recovery.txt  the same, plus $attempt, $feedback, $previous
+    planner_recovery.txt  the same, plus $feedback (what went wrong), after the scene
 
 Why the scene is written as prose ("blocks: ...; bowls: ...", "Now: red block is in blue
 bowl") and blocks on the table are left out: a 1.5B model copied the old `Facts: red block on
@@ -144,9 +144,15 @@ def _kind(instruction: str, objects: list[str] | None) -> tuple:
 
 
 def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[dict[str, str]]:
-    """Chat messages for one planner call: the system prompt (rules, API, examples), then the
-    task, or for a recovery attempt the feedback first, then the previous codeplan and the
-    scene as it is now."""
+    """Chat messages for one planner call: the system prompt (rules, API), then the task with
+    its closest example; for a recovery attempt the same, with the scene as it is now and a
+    note of what went wrong (the latest failure, earlier ones after it).
+
+    Why the failed codeplan is not shown again: shown its own broken code, the 1.5B model
+    edited it further and further from the example (dev seed 4 of the different-colour task:
+    15 calls, each reply a variation of the one before, none finished); asked afresh with the
+    note, it writes from the example again. Why the note comes last: the user message then
+    starts like the first one, so the server's prompt cache reuses it."""
     examples = load_prompt("planner_examples.txt", directory).strip()
     system = render("planner_system.txt", directory,
                     api="The API (the only functions a codeplan may call):\n\n"
@@ -154,14 +160,13 @@ def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[
     scene = {"instruction": request.instruction, "objects": ", ".join(request.objects) or "none",
              "scene": format_scene(request.objects), "facts": format_now(request.facts),
              "examples": closest_example(request.instruction, examples, request.objects)}
-    if request.attempt == 0:
+    if request.attempt == 0 or not request.feedback:
         user = render("planner_task.txt", directory, **scene)
     else:
-        feedback = request.feedback[-1] if request.feedback else "none"
+        feedback = request.feedback[-1]
         if len(request.feedback) > 1:
-            feedback += "\n(Before that: " + "; ".join(request.feedback[:-1]) + ")"
-        previous = request.previous[-1].strip() if request.previous else "# (none)"
+            feedback += " (before that: " + "; ".join(request.feedback[:-1]) + ")"
         user = render("planner_recovery.txt", directory, **scene, attempt=request.attempt,
-                      feedback=feedback, previous=previous)
+                      feedback=feedback)
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": user.strip()}]

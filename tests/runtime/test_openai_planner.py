@@ -151,17 +151,23 @@ def test_the_request_carries_the_prompt_instruction_objects_and_facts(chat):
     assert "seed" not in body and "grammar" not in body
 
 
-def test_recovery_prompt_carries_feedback_and_previous_codeplan(chat):
+def test_recovery_prompt_is_the_task_afresh_with_a_note_of_what_went_wrong(chat):
     previous = "put_first_on_second('red block', 'blue bowl')\ntell_planner('done')"
-    planner_for(chat).plan(request(feedback=["an action kept failing: red block in blue bowl"],
+    planner_for(chat).plan(request(feedback=["the codeplan stopped (runtime): x",
+                                             "an action kept failing: red block in blue bowl"],
                                    previous=[previous], attempt=1))
     sent = chat.requests[0]["body"]
     user = sent["messages"][-1]["content"]
-    # the feedback comes before the previous code and the scene
-    assert user.index("What went wrong:") < user.index(previous) < user.index(
-        "Instruction: put the red block")
-    assert "What went wrong: an action kept failing: red block in blue bowl" in user
-    assert previous in user and "do not\nmove blocks that are already" in user
+    first = request()
+    first_user = build_messages(first)[-1]["content"]
+    # the same start as the first request (the prompt cache reuses it), then the note
+    assert user.startswith(first_user) and user.index("Now:") < user.index("Note:")
+    assert ("Note: an earlier codeplan for this instruction did not finish the task: an action "
+            "kept failing: red block in blue bowl (before that: the codeplan stopped (runtime): "
+            "x)") in user
+    assert "do not move blocks that are already where the instruction wants them" in user
+    # the failed codeplan is not shown again (the model kept editing its own broken code)
+    assert previous not in user
     # a recovery samples (at temperature 0 it returned the failed code byte for byte)
     assert sent["temperature"] == 0.7 and sent["seed"] == 1
 

@@ -122,7 +122,7 @@ def test_the_planner_asks_again_naming_the_mistake(monkeypatch):
         assert plan.source == with_imports(GOOD) and len(plan.exchanges) == 2
         assert plan.exchanges[0]["rejected"].startswith("it puts blocks on blocks")
         second = server.requests[1]["body"]
-        assert "a dry run of your codeplan, before anything moved, showed that it puts " \
+        assert "a dry run, before anything moved, showed that it puts " \
                "blocks on blocks" in second["messages"][-1]["content"]
         assert second["temperature"] == 0.7  # the second ask samples
         # a mistake that stays is returned after check_retries asks, named in the notes
@@ -143,3 +143,39 @@ def test_a_codeplan_that_stops_with_an_error_is_sent_back_with_the_error():
               "tell_planner('done')\n")
     problem = check_plan(with_imports(source), req("put the blocks in bowls of another color"))
     assert problem.startswith("it stops with a runtime error: ") and "is not in list" in problem
+
+
+PYRAMID_OBJECTS = ["a block", "b block", "c block", "d block", "e block", "f block", "stand"]
+PYRAMID = ("for b in ['a block', 'b block', 'c block']:\n    put_first_on_second(b, 'stand')\n"
+           "put_first_on_second('d block', 'a block and b block')\n"
+           "put_first_on_second('e block', 'b block and c block')\n"
+           "put_first_on_second('f block', 'd block and e block')\ntell_planner('done')\n")
+
+
+@pytest.mark.parametrize(("source", "problem"), [
+    (PYRAMID, None),
+    # the real model's five-block pyramid (dev seed 12): a false "done"
+    ("\n".join(PYRAMID.splitlines()[:-2]) + "\ntell_planner('done')\n",
+     "the f block is left out of the pyramid"),
+    # every block on the stand first, then onto each other: a picked block is covered
+    ("for b in ['a block', 'b block']:\n    put_first_on_second(b, 'stand')\n"
+     "put_first_on_second('c block', 'a block and b block')\n"
+     "put_first_on_second('a block', 'd block')\ntell_planner('done')\n",
+     "it picks the a block while the c block is on it (the robot can only lift a block with "
+     "nothing on it): place the bottom row first"),
+])
+def test_a_pyramid_is_three_two_one_of_all_six_blocks(source, problem):
+    request = PlanRequest("stack all the blocks in a 3-2-1 pyramid on the stand",
+                          PYRAMID_OBJECTS)
+    found = check_plan(with_imports(source), request)
+    assert found == problem if problem is None else found.startswith(problem)
+
+
+def test_a_report_that_a_listed_object_cannot_be_seen_is_sent_back():
+    """Dev seed 10: "I cannot see the white block" with 'white block' in the scene."""
+    request = PlanRequest("stack all the blocks on the pink block", OBJECTS)
+    problem = check_plan(with_imports("tell_planner('I cannot see the pink block')\n"), request)
+    assert problem.startswith("it reports 'I cannot see the pink block', but the scene lists "
+                              "'pink block'")
+    gold = PlanRequest("put the gold block in the pink bowl", OBJECTS)
+    assert check_plan(with_imports("tell_planner('I cannot see the gold block')\n"), gold) is None
