@@ -470,3 +470,20 @@ def test_the_closest_example_is_chosen_by_weighted_shared_words(instruction, exa
 
     chosen = closest_example(instruction, load_prompt("planner_examples.txt"))
     assert example in chosen.splitlines()[1] and chosen.count("Instruction:") == 1
+
+
+@pytest.mark.parametrize(("instruction", "objects", "example"), [
+    # shared words alone chose the matching example for these (they share "match", "color")
+    ("place the blocks in bowls that do not match their colors", None, "a different or other"),
+    ("no block may sit in the bowl of its own colour", None, "a different or other"),
+    ("sort the cubes into the bowls by colour", None, "with matching colors"),
+    # a named object the scene lacks draws the example that reports it, else the put example
+    ("put the gold block in the blue bowl", ["red block", "blue bowl"], "the gold block"),
+    ("put the red block in the blue bowl", ["red block", "blue bowl"], "the brown block"),
+    ("pile every cube on top of the red block", None, "on the orange block"),
+])
+def test_the_example_is_of_the_same_kind_of_task(instruction, objects, example):
+    from runtime.planners.prompts import closest_example, load_prompt
+
+    chosen = closest_example(instruction, load_prompt("planner_examples.txt"), objects)
+    assert example in chosen.splitlines()[1]
