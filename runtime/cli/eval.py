@@ -58,8 +58,9 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--task", default=None, help="task id(s), comma-separated (instead of "
                                                  "--suite; default put-blocks-in-mismatched-bowls)")
     cl.add_argument("--paraphrases", default=None, metavar="SET",
-                    help="instead of --suite/--task: a paraphrase set (dev, heldout, or a .jsonl "
-                         "file); episode k runs its k-th instruction on seed --seed-start + k")
+                    help="instead of --suite/--task: a paraphrase set (dev, dev-a, heldout-b: see "
+                         "prompts/paraphrases/, or a .jsonl file); episode k runs its k-th "
+                         "instruction on seed --seed-start + k")
     cl.add_argument("--modes", default=None,
                     help="comma-separated (default open-loop,success,progress)")
     cl.add_argument("--episodes", type=positive_int, default=50)
@@ -120,8 +121,11 @@ def _paraphrase_set(name: str | None) -> list:
     try:
         found = load_paraphrases(name)
     except (OSError, ValueError, KeyError) as e:
-        raise CliError(f"--paraphrases {name}: cannot read the set ({e}); sets: dev, heldout, "
-                       "or a .jsonl file of {\"task\", \"instruction\"} lines") from None
+        from runtime.eval.closed_loop_paraphrases import paraphrase_sets
+
+        raise CliError(f"--paraphrases {name}: cannot read the set ({e}); sets: "
+                       f"{', '.join(paraphrase_sets())}, or a .jsonl file of "
+                       "{\"task\", \"instruction\"} lines") from None
     if not found:
         raise CliError(f"--paraphrases {name}: the set is empty")
     return found

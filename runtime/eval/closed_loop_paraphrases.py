@@ -1,9 +1,11 @@
 """Paraphrase sets for the LLM planner: instructions in other words than the tasks' own.
 
-Why: a planner tuned on the canonical instructions can pass by pattern-matching them. Two sets
-live in `prompts/paraphrases/`: `dev.jsonl` (prompt and decoding choices were made on it, on
-dev seeds 0-99) and `heldout.jsonl` (written before any tuning and never used for a choice;
-reported figures use it, on test seeds 1000+). A line is {"task", "instruction"} and, for
+Why: a planner tuned on the canonical instructions can pass by pattern-matching them. The sets
+live in `prompts/paraphrases/`: `dev.jsonl` and `dev-a.jsonl` (prompt and decoding choices
+were made on them, on dev seeds 0-131; dev-a was the held-out set of session 9 until its
+failures were read) and `heldout-b.jsonl` (written by someone who never saw the prompts,
+committed before the tuning it measures, never used for a choice; reported figures use it,
+on test seeds 1000+). See docs/LLM_PLANNER.md. A line is {"task", "instruction"} and, for
 stack-blocks, "instruction_nobase" for scenes whose canonical instruction names no base.
 Placeholders come from the seed's canonical instruction: {pick} and {place} (the colours of
 put-block-in-bowl), {base} (stack-blocks' named base block).
@@ -51,7 +53,7 @@ class Paraphrase:
 
 
 def load_paraphrases(name: str) -> list[Paraphrase]:
-    """The set `name` ('dev' or 'heldout', or a path to a .jsonl file)."""
+    """The set `name` (one of `paraphrase_sets()`, or a path to a .jsonl file)."""
     path = Path(name) if name.endswith(".jsonl") else PARAPHRASE_DIR / f"{name}.jsonl"
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -59,3 +61,8 @@ def load_paraphrases(name: str) -> list[Paraphrase]:
             d = json.loads(line)
             out.append(Paraphrase(d["task"], d["instruction"], d.get("instruction_nobase")))
     return out
+
+
+def paraphrase_sets() -> list[str]:
+    """The names of the sets in prompts/paraphrases/."""
+    return sorted(p.stem for p in PARAPHRASE_DIR.glob("*.jsonl"))

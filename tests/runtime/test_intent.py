@@ -59,7 +59,7 @@ def test_every_dev_wording_is_read_as_its_task():
     from pathlib import Path
 
     folder = Path(prompts_init).parent / "paraphrases"
-    for name in ("dev.jsonl", "heldout.jsonl"):
+    for name in ("dev.jsonl", "dev-a.jsonl"):
         for line in (folder / name).read_text().splitlines():
             row = json.loads(line)
             words = row["instruction"].format(pick="red", place="blue", base="green block")

@@ -461,7 +461,7 @@ def test_missing_imports_are_added_for_the_modules_the_code_uses(chat):
     ("place every block in a bowl of some other color", "a different or other color"),
     ("put the darker blocks in the bowls with matching colors", "with matching colors"),
     ("put the pink block in the cyan bowl", "the brown block in the red bowl"),
-    ("stack all the blocks on the red block", "stack the blocks on the orange block"),
+    ("stack all the blocks on the red block", "stack all the blocks on the orange block"),
     ("stack all the blocks", "stack the blocks into one tower"),
     ("stack all the blocks in a 3-2-1 pyramid on the stand", "3-2-1 pyramid"),
 ])
