@@ -7,6 +7,7 @@ from another machine) can be turned into a report: `write_report(run_dir)`.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from runtime.trace import read_trace
@@ -27,12 +28,18 @@ def write_report(run_dir: Path) -> Path:
     page = (f"<!doctype html><meta charset=utf-8><title>codeplan run</title>"
             f"<style>{_CSS}</style>" + "".join(body))
     out = run_dir / "report.html"
-    out.write_text(page, encoding="utf-8")
+    out.write_text(page, encoding="utf-8", errors="backslashreplace")
     return out
 
 
+# Lone surrogates and control characters (not tab, newline): shown as escapes. Why: a
+# codeplan's strings reach the page, and a surrogate cannot be written as UTF-8 at all.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
 def _esc(value: object) -> str:
-    return html.escape(str(value))
+    text = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", str(value))
+    return html.escape(text)
 
 
 def _summary(header: dict, events: list[dict], gif: str | None) -> str:

@@ -93,6 +93,28 @@ def test_run_text_summary_and_failure_still_exit_0(tmp_path):
     assert "result: FAILURE (false done" in out.stdout and "tell_planner('done')" in out.stdout
 
 
+def test_run_prints_a_lone_surrogate_and_a_nul_in_its_result_and_writes_the_report(tmp_path):
+    plan = tmp_path / "s.py"  # issue 20's reproduction: the result was lost, exit 2 "utf-8"
+    plan.write_text('from plan_actions import tell_planner\ntell_planner("\\ud800\\x00")\n')
+    out = codeplan("run", "--planner", "file", "--plan-file", str(plan), "--actor", "oracle",
+                   "--reasoner", "oracle", "--task", "put-block-in-bowl", "--max-plans", "1",
+                   "--runs-dir", str(tmp_path))
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert "result: FAILURE (no codeplan finished" in out.stdout
+    assert "the codeplan reported: \\ud800\x00)" in out.stdout
+    report = next(tmp_path.glob("*/report.html")).read_text()
+    assert "reported: \\ud800\\u0000" in report and report.endswith("</div>")
+
+
+def test_a_reader_that_goes_away_gets_no_traceback():
+    """`codeplan tasks list --json | head -c 0`: stdout's reader is gone before the write."""
+    proc = subprocess.Popen([sys.executable, "-m", "runtime.cli", "tasks", "list", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (("run", "make me a coffee"), "could not"),
     (("run", "--planner", "file"), "--plan-file"),
