@@ -11,11 +11,15 @@ The controller sees the world only through the reasoner (questions about the fro
 acts only through the actor; success is scored elsewhere from ground truth. Stopping a codeplan
 (a report to the planner, an action that keeps failing, the retry budget) is signalled with
 `EpisodeStop`, a BaseException: the sandbox ends the codeplan on it and a codeplan's
-`except Exception` cannot swallow it.
+`except Exception` cannot swallow it. `EpisodeOver` stops (the retry budget, the episode
+budget, a reasoner that cannot answer) end the whole episode, not just the codeplan.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -26,6 +30,11 @@ from vrs.reasoner import Reasoner
 MODES = ("open-loop", "success", "progress")
 MAX_RETRIES = 20  # per episode, as in the seed paper: more is a failure
 MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask for a new plan
+# The episode budget (all codeplans together). Measured honest maxima (docs/RESULTS.md,
+# "Reliability"): 136 s of execution and 15 primitive calls; the defaults are ~4x and ~60x.
+MAX_EPISODE_S = 600.0  # s of execution: sandbox, primitives, perception; never planner time
+MAX_EPISODE_CALLS = 1000  # primitive calls
+MAX_REPORT_CHARS = 1000  # a tell_planner message is cut to this many characters
 RELATION_QUESTIONS = {
     "below": "what is below the {}?", "above": "what is above the {}?",
     "on": "what is on the {}?", "in": "what is in the {}?",
@@ -60,8 +69,85 @@ class ActionStuck(EpisodeStop):
     """An action was redone MAX_TRIES_PER_CHECK times and still does not hold."""
 
 
-class RetryBudgetExceeded(EpisodeStop):
+class EpisodeOver(EpisodeStop):
+    """Ends the episode, not only the codeplan; `reason` is its failure_reason."""
+
+    prefix = "episode over"
+
+    @property
+    def reason(self) -> str:
+        return f"{self.prefix}: {self.feedback}"
+
+
+class RetryBudgetExceeded(EpisodeOver):
     """More than MAX_RETRIES redos in the episode: the episode has failed."""
+
+    prefix = "retry budget"
+
+
+class EpisodeBudgetExceeded(EpisodeOver):
+    """The episode used up its execution time or its primitive calls."""
+
+    prefix = "episode budget"
+
+
+class ReasonerUnavailable(EpisodeOver):
+    """The reasoning service failed (down, or a reply that is not an answer): with no eyes
+    the controller can neither perceive nor check, so the episode ends with the reason."""
+
+    prefix = "reasoner failed"
+
+
+class EpisodeBudget:
+    """Execution time and primitive calls left to an episode, over all its codeplans.
+
+    Why a budget beside the sandbox's: the sandbox bounds one codeplan's own computing (not
+    the time its primitives take), so `while True: put_first_on_second(...)` moved blocks
+    for minutes. Why planner time is left out (`planner_time()`): an LLM planner spends
+    300-600 s of an honest episode writing codeplans, which `--llm-timeout` bounds per call.
+    """
+
+    def __init__(self, max_s: float = MAX_EPISODE_S, max_calls: int = MAX_EPISODE_CALLS) -> None:
+        self.max_s, self.max_calls = max_s, max_calls
+        self.calls = 0
+        self._start = time.monotonic()
+        self._planner_s = 0.0
+
+    def used_s(self) -> float:
+        """Seconds of execution so far (wall time minus time in the planner)."""
+        return time.monotonic() - self._start - self._planner_s
+
+    def remaining_s(self) -> float:
+        return self.max_s - self.used_s()
+
+    @contextmanager
+    def planner_time(self) -> Iterator[None]:
+        """Time spent inside this block does not count (the planner's own)."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self._planner_s += time.monotonic() - started
+
+    def exceeded(self) -> EpisodeBudgetExceeded | None:
+        """The stop to raise once the time is used up, else None."""
+        if self.used_s() <= self.max_s:
+            return None
+        return EpisodeBudgetExceeded(f"{self.max_s:g} s of execution used up (--max-episode-s)")
+
+    def check(self) -> None:
+        """EpisodeBudgetExceeded once the time is used up."""
+        stop = self.exceeded()
+        if stop is not None:
+            raise stop
+
+    def count_call(self) -> None:
+        """One more primitive call; EpisodeBudgetExceeded past the limit or the time."""
+        self.calls += 1
+        if self.calls > self.max_calls:
+            raise EpisodeBudgetExceeded(
+                f"more than {self.max_calls} primitive calls (--max-episode-calls)")
+        self.check()
 
 
 @dataclass(frozen=True)
@@ -110,11 +196,13 @@ class Controller:
     """Implements the primitives (`primitives.episode.EpisodeApi`) for one episode."""
 
     def __init__(self, env: Env, actor: Actor, reasoner: Reasoner, mode: str,
-                 obs: Observation, trace: TraceWriter) -> None:
+                 obs: Observation, trace: TraceWriter,
+                 budget: EpisodeBudget | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; modes: {', '.join(MODES)}")
         self.env, self.actor, self.reasoner, self.mode = env, actor, reasoner, mode
         self.obs, self.trace = obs, trace
+        self.budget = budget or EpisodeBudget()
         self.claims: list[Claim] = []
         self.reports: list[str] = []
         self.counters = Counters()
@@ -144,9 +232,10 @@ class Controller:
 
     def tell_planner(self, message: str) -> None:
         self._count()
-        self.reports.append(str(message))
-        self.trace.event("tell_planner", message=str(message))
-        raise PlannerReport(str(message))
+        text = _capped(str(message), MAX_REPORT_CHARS)
+        self.reports.append(text)
+        self.trace.event("tell_planner", message=text)
+        raise PlannerReport(text)
 
     def find_object_related_to_obj(self, relation: str, obj: str) -> str | None:
         self._count()
@@ -197,6 +286,7 @@ class Controller:
     # -- internals ----------------------------------------------------------------------
     def _count(self) -> None:
         self.counters.primitive_calls += 1
+        self.budget.count_call()
 
     def _known_name(self, name: object, role: str = "object") -> str:
         if not isinstance(name, str):
@@ -209,6 +299,7 @@ class Controller:
     def _execute(self, claim: Claim) -> None:
         """One actor step; actor errors and failed actions are recorded, not raised."""
         instruction = claim.instruction()
+        self.budget.check()  # a redo loop inside one call must not outlast the budget
         self.counters.actions += 1
         try:
             action = self.actor.act(self.obs, instruction)
@@ -271,10 +362,33 @@ class Controller:
         return [a.text for a in self._ask_answers(questions)]
 
     def _ask_answers(self, questions: list[str]) -> list:
-        answers = self.reasoner.ask(self.obs.front_rgb, questions)
+        self.budget.check()
+        try:
+            answers = self.reasoner.ask(self.obs.front_rgb, questions)
+        except Exception as e:
+            _raise_if_service_failed(e)
+            raise
         self.counters.reasoner_calls += 1
         self.counters.questions += len(questions)
         self.trace.event("questions", reasoner=self.reasoner.name,
                          qa=[[q, a.text, round(a.score, 4)]
                              for q, a in zip(questions, answers, strict=True)])
         return answers
+
+
+def _capped(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how much was cut (a 5 MB tell_planner
+    message once landed whole in failure_reason, the result JSON and the report)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text) - limit} more characters]"
+
+
+def _raise_if_service_failed(error: Exception) -> None:
+    """ReasonerUnavailable for the reasoning service's own errors (`vrs.client.ServiceError`:
+    unreachable, a 4xx/5xx, a reply that is no answer). Why only those: a local reasoner's
+    exception is a bug and keeps its traceback."""
+    from vrs.client import ServiceError  # imported only on a failure: requests is not light
+
+    if isinstance(error, ServiceError):
+        raise ReasonerUnavailable(str(error)) from error

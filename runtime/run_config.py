@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runtime.controller import MAX_EPISODE_CALLS, MAX_EPISODE_S
+
 
 @dataclass
 class RunConfig:
@@ -22,6 +24,10 @@ class RunConfig:
     situations: str = "none"
     runs_dir: Path = Path("runs")
     max_plans: int = 5  # the first codeplan plus up to 4 recovery codeplans
+    # The episode budget over all codeplans: execution seconds (planner time not counted)
+    # and primitive calls; `EpisodeBudget` says why, docs/RESULTS.md how the defaults were set.
+    max_episode_s: float = MAX_EPISODE_S
+    max_episode_calls: int = MAX_EPISODE_CALLS
     report: bool = True  # write report.html and episode.gif
     # A first codeplan the planner cannot write is bad input for `codeplan run` (RunError,
     # exit 2: "put the gold block..."), but in a benchmark it is the episode's failure (the
@@ -54,6 +60,7 @@ class RunResult:
     wall_s: float
     final_scene: dict[str, Any]
     plans: list[str] = field(default_factory=list)
+    report_error: str | None = None  # why report.html could not be written, if it could not
 
     def to_dict(self) -> dict[str, Any]:
         """All fields, plus the headline counts at the top level for quick `jq` access

@@ -8,7 +8,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import signal
+import threading
 import time
 import traceback
 import uuid
@@ -26,9 +30,10 @@ from runtime.controller import (
     MODES,
     ActionStuck,
     Controller,
+    EpisodeBudget,
+    EpisodeOver,
     EpisodeStop,
     PlannerReport,
-    RetryBudgetExceeded,
 )
 from runtime.planners.base import Codeplan, Planner, PlannerError, PlanRequest
 from runtime.run_config import RunConfig, RunError, RunResult
@@ -36,6 +41,7 @@ from runtime.sandbox import Sandbox, SandboxResult
 from runtime.trace import TraceWriter
 
 _DONE = re.compile(r"^\s*(task\s+(is\s+)?)?(done|finished|complete|completed)\b", re.IGNORECASE)
+_NOT_AGAIN = ("budget", "killed")  # sandbox outcomes not worth re-running unchanged
 
 
 @dataclass
@@ -44,6 +50,7 @@ class _Outcome:
     failure_reason: str | None = None
     feedback: list[str] = field(default_factory=list)
     plans: list[Codeplan] = field(default_factory=list)
+    last_kind: str | None = None  # how the last codeplan's sandbox run ended
     exchanges: list[dict] = field(default_factory=list)  # every LLM call, failed ones too
 
 
@@ -62,7 +69,8 @@ def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
         try:
             trace.frame(obs.front_rgb, "reset")
             controller = Controller(env, make_actor(config.actor, env),
-                                    make_reasoner(config.reasoner, env), config.mode, obs, trace)
+                                    make_reasoner(config.reasoner, env), config.mode, obs, trace,
+                                    EpisodeBudget(config.max_episode_s, config.max_episode_calls))
             outcome = _plan_and_run(config, instruction, planner, sandbox, controller, trace)
             result = _score(config, env, controller, outcome, instruction, run_dir, started)
             trace.event("episode_end", **result.to_dict())
@@ -73,10 +81,20 @@ def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
         finally:
             trace.close()
     if config.report:
-        from runtime.report import write_report
-
-        write_report(run_dir)
+        result.report_error = _write_report(run_dir)
     return result
+
+
+def _write_report(run_dir: Path) -> str | None:
+    """Write the HTML report; the reason it failed, or None. Why not raise: the episode is
+    over and scored, and a report that cannot be written must not lose its result."""
+    from runtime.report import write_report
+
+    try:
+        write_report(run_dir)
+    except Exception as e:
+        return f"report.html not written: {type(e).__name__}: {e}"
+    return None
 
 
 def _validate(config: RunConfig) -> None:
@@ -89,6 +107,9 @@ def _validate(config: RunConfig) -> None:
         raise RunError(str(e)) from None
     if config.max_plans < 1:
         raise RunError("max_plans must be at least 1")
+    if not config.max_episode_s > 0 or config.max_episode_calls < 1:
+        raise RunError(f"the episode budget must be positive: max_episode_s "
+                       f"{config.max_episode_s}, max_episode_calls {config.max_episode_calls}")
 
 
 def _planner(config: RunConfig) -> Planner:
@@ -136,24 +157,48 @@ def _recorder(module: str, name: str, fn, get_trace):
 def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
                   controller: Controller, trace: TraceWriter) -> _Outcome:
     outcome = _Outcome()
+    try:
+        _plan_loop(config, instruction, planner, sandbox, controller, trace, outcome)
+    except EpisodeOver as stop:  # outside a codeplan: perception, the claims check
+        outcome.failure_reason = stop.reason
+    return outcome
+
+
+def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
+               controller: Controller, trace: TraceWriter, outcome: _Outcome) -> None:
     for attempt in range(config.max_plans):
+        controller.budget.check()
         with episode.active(controller):
             objects = controller.perceive_objects()
             facts = controller.perceive_facts()
         request = PlanRequest(instruction, objects, facts, list(outcome.feedback),
                               [p.source for p in outcome.plans], attempt)
-        plan = _request_plan(planner, request, trace, outcome,
-                             fatal=attempt == 0 and config.first_plan_error_is_fatal)
-        if plan is None:
-            return outcome
+        with controller.budget.planner_time():
+            plan = _request_plan(planner, request, trace, outcome,
+                                 fatal=attempt == 0 and config.first_plan_error_is_fatal)
+        if plan is None or _same_plan_again(plan, outcome):
+            return
         feedback = _run_codeplan(plan, sandbox, controller, trace, outcome)
         if feedback is None:
-            return outcome
+            return
         outcome.feedback.append(feedback)
         trace.event("replan", attempt=attempt + 1, feedback=feedback)
     outcome.failure_reason = (f"no codeplan finished the task in {config.max_plans} "
                               f"codeplans; last feedback: {outcome.feedback[-1]}")
-    return outcome
+
+
+def _same_plan_again(plan: Codeplan, outcome: _Outcome) -> bool:
+    """True (and the failure recorded) when a codeplan the sandbox stopped for its budget or
+    killed comes back unchanged: it would only spend the same time again (a file planner
+    returns its file on every attempt)."""
+    if outcome.last_kind not in _NOT_AGAIN or len(outcome.plans) < 2:
+        return False
+    if plan.source != outcome.plans[-2].source:
+        return False
+    outcome.failure_reason = (f"the planner returned the same codeplan after the sandbox "
+                              f"stopped it ({outcome.last_kind}): {outcome.feedback[-1]}; "
+                              f"not run again")
+    return True
 
 
 def _request_plan(planner: Planner, request: PlanRequest, trace: TraceWriter,
@@ -200,13 +245,16 @@ def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
     """Run one codeplan; None when the episode is over, else feedback for the next plan."""
     stop: EpisodeStop | None = None
     result: SandboxResult | None = None
-    with episode.active(controller):
-        controller.begin_codeplan()
+    with episode.active(controller), _deadline(sandbox, controller.budget):
         try:
+            controller.begin_codeplan()
             result = sandbox.run(plan.source)
         except EpisodeStop as e:
             stop = e
-    trace.event("sandbox_end", kind=result.kind if result else "stopped",
+    if stop is None:
+        stop = controller.budget.exceeded()  # e.g. killed at the deadline: the real reason
+    outcome.last_kind = result.kind if result else "stopped"
+    trace.event("sandbox_end", kind=outcome.last_kind,
                 error=result.error if result else None,
                 stop=type(stop).__name__ if stop else None,
                 feedback=stop.feedback if stop else None,
@@ -214,10 +262,30 @@ def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
     return _judge(result, stop, outcome)
 
 
+@contextlib.contextmanager
+def _deadline(sandbox: Sandbox, budget: EpisodeBudget):
+    """Kill the sandbox worker when the episode's time runs out mid-codeplan. Why: the
+    sandbox's own clock allows each codeplan 10 s of computing, and a codeplan started
+    with 1 s of budget left would otherwise end 9 s late."""
+    def kill() -> None:
+        pid = sandbox.worker_pid
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
+    timer = threading.Timer(max(budget.remaining_s(), 0.0) + 0.5, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def _judge(result: SandboxResult | None, stop: EpisodeStop | None,
            outcome: _Outcome) -> str | None:
-    if isinstance(stop, RetryBudgetExceeded):
-        outcome.failure_reason = f"retry budget: {stop.feedback}"
+    if isinstance(stop, EpisodeOver):
+        outcome.failure_reason = stop.reason
         return None
     if isinstance(stop, PlannerReport):
         if _DONE.match(stop.feedback):

@@ -5,12 +5,15 @@ put-blocks-in-matching-bowls, seed 0, progress mode, offline planner, the shippe
 reasoner (it answers from the front camera image) and the shipped CLIPort-style actor.
 (`RunConfig`'s own default actor stays the scripted oracle, for library use and fast tests.)
 A run writes runs/<id>/ (trace.jsonl, report.html, frames/), which `codeplan replay` reads.
+The episode budget (`--max-episode-s`, `--max-episode-calls`) bounds the whole episode; a
+report that cannot be written is named on stderr and the result is still printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from runtime.cli.args import add_stack_options, planner_options
@@ -30,6 +33,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--situations", default="none", help="none, dkprompt, hard or drop=0.2,...")
     run.add_argument("--runs-dir", type=Path, default=Path("runs"))
     run.add_argument("--max-plans", type=int, default=RunConfig.max_plans)
+    run.add_argument("--max-episode-s", type=float, default=RunConfig.max_episode_s,
+                     metavar="S", help="seconds of execution for the whole episode: codeplans, "
+                     "primitives, perception; planner time not counted (default %(default)g)")
+    run.add_argument("--max-episode-calls", type=int, default=RunConfig.max_episode_calls,
+                     metavar="N", help="primitive calls for the whole episode, all codeplans "
+                     "(default %(default)d)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.set_defaults(handler=_run)
 
@@ -43,9 +52,12 @@ def _run(args: argparse.Namespace) -> int:
         instruction=args.instruction, task=args.task, seed=args.seed, mode=args.mode,
         planner=args.planner, planner_options=planner_options(args), reasoner=args.reasoner,
         actor=args.actor, situations=args.situations, runs_dir=args.runs_dir,
-        max_plans=args.max_plans,
+        max_plans=args.max_plans, max_episode_s=args.max_episode_s,
+        max_episode_calls=args.max_episode_calls,
     )
     result = run_episode(config)
+    if result.report_error:
+        print(f"codeplan: warning: {result.report_error}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,111 @@ def test_the_report_shows_every_llm_call_with_its_messages_tokens_and_raw_reply(
     assert "Instruction: stack &lt;all&gt;" in page  # the messages sent, escaped
     assert "dry run, asked again: it builds more than one tower" in page
     assert "put_first_on_second(&#x27;a block&#x27;" in page and "no answer in 180 s" in page
+
+
+# -- the episode budget, odd text, a report that fails (issue 20) ---------------------------
+
+def fast(tmp_path, planner, **kw):
+    return run(tmp_path, planner, reasoner="oracle", report=False, **kw)
+
+
+def test_a_runaway_loop_of_moves_ends_on_the_episode_call_budget(tmp_path):
+    loop = HEADER + ("bowls = [n for n in get_object_names() if n.endswith('bowl')]\n"
+                     "while True:\n    for bowl in bowls:\n"
+                     "        put_first_on_second('yellow block', bowl)\n")
+    result = fast(tmp_path, ScriptedPlanner(loop), max_episode_calls=6)
+    assert not result.success
+    assert result.failure_reason == ("episode budget: more than 6 primitive calls "
+                                     "(--max-episode-calls)")
+    assert result.counts["primitive_calls"] == 7 and result.counts["actions"] == 5
+    assert result.counts["planner_calls"] == 1
+    _, events = read_trace(result.run_dir)
+    assert events[-1]["type"] == "episode_end"
+
+
+def test_a_loop_of_questions_ends_on_the_episode_time_budget_across_codeplans(tmp_path):
+    # Each codeplan asks for ~0.4 s and gives up; a later one runs out of the 1 s budget.
+    slow = HEADER + ("for i in range(80):\n    ask('how many blocks are there?')\n"
+                     "tell_planner('again')\n")
+    planner = ScriptedPlanner(slow)
+    from runtime.controller import Controller
+
+    original = Controller.ask
+
+    def slow_ask(self, question):
+        time.sleep(0.005)
+        return original(self, question)
+
+    started = time.monotonic()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Controller, "ask", slow_ask)
+        result = fast(tmp_path, planner, max_episode_s=1.0, max_plans=50)
+    assert time.monotonic() - started < 1.0 + 5
+    assert result.failure_reason == "episode budget: 1 s of execution used up (--max-episode-s)"
+    assert 1 < result.counts["planner_calls"] < 50
+
+
+def test_a_codeplan_computing_forever_is_killed_at_the_episode_deadline(tmp_path):
+    # A C-level loop no step guard sees: the sandbox alone would allow it 10.5 s; the
+    # episode has 1 s.
+    started = time.monotonic()
+    result = fast(tmp_path, ScriptedPlanner(HEADER + "x = sum(range(10 ** 12))\n"),
+                  max_episode_s=1.0)
+    assert time.monotonic() - started < 4.0
+    assert result.failure_reason.startswith("episode budget: 1 s of execution used up")
+
+
+def test_planner_time_does_not_count_against_the_episode_budget(tmp_path):
+    class SlowPlanner(ScriptedPlanner):
+        def plan(self, request):
+            time.sleep(1.2)  # an LLM thinking
+            return super().plan(request)
+
+    result = fast(tmp_path, SlowPlanner(good_plan(*TARGET)), max_episode_s=1.0)
+    assert result.success and result.wall_s > 1.2
+
+
+def test_a_codeplan_stopped_by_its_sandbox_budget_is_not_run_again_unchanged(tmp_path):
+    spin = HEADER + "while True:\n    pass\n"  # the sandbox's step budget stops it
+    result = fast(tmp_path, ScriptedPlanner(spin))
+    _, events = read_trace(result.run_dir)
+    assert [e["kind"] for e in events if e["type"] == "sandbox_end"] == ["budget"]
+    assert result.failure_reason.startswith("the planner returned the same codeplan after the "
+                                            "sandbox stopped it (budget)")
+    assert result.failure_reason.endswith("not run again")
+    changed = fast(tmp_path, ScriptedPlanner(spin, good_plan(*TARGET)))
+    assert changed.success  # a changed codeplan does run
+
+
+@pytest.mark.parametrize("episode_budget", [{"max_episode_s": 0}, {"max_episode_calls": 0}])
+def test_a_budget_that_is_not_positive_is_a_run_error(tmp_path, episode_budget):
+    with pytest.raises(RunError, match="episode budget must be positive"):
+        fast(tmp_path, ScriptedPlanner("pass"), **episode_budget)
+
+
+def test_a_long_tell_planner_message_is_cut(tmp_path):
+    result = fast(tmp_path, ScriptedPlanner(HEADER + "tell_planner('x' * 5000000)\n"),
+                  max_plans=1)
+    assert "... [4999000 more characters]" in result.failure_reason
+    assert len(result.failure_reason) < 1200
+
+
+def test_lone_surrogates_and_nul_reach_the_trace_result_and_report(tmp_path):
+    plan = HEADER + "print('\\ud800\\x00')\ntell_planner('\\udfff \\x00 done?')\n"
+    result = run(tmp_path, ScriptedPlanner(plan), reasoner="oracle", max_plans=1)
+    assert "\udfff \x00 done?" in result.failure_reason and result.report_error is None
+    json.dumps(result.to_dict())
+    report = (Path(result.run_dir) / "report.html").read_text(encoding="utf-8")
+    assert "\\udfff \\u0000 done?" in report and report.rstrip().endswith("</div>")
+
+
+def test_a_report_that_cannot_be_written_is_named_and_the_result_kept(tmp_path, monkeypatch):
+    import runtime.report
+
+    def broken(run_dir):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(runtime.report, "write_report", broken)
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), reasoner="oracle")
+    assert result.success
+    assert result.report_error == "report.html not written: OSError: disk full"
