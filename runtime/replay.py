@@ -8,6 +8,10 @@ with the recorded result (or recorded error, or recorded stop). The first call t
 from the recording — another function, other arguments, a call too many or too few — is a
 divergence and ends the replay loudly. `--resimulate` instead runs the recorded codeplans in a
 fresh simulator with the recorded settings and compares the outcome.
+
+A trace without `episode_end` is of a run that stopped early (killed, crashed): the replay
+says so and after which event, and replays what was recorded; the codeplan that was running
+then is followed up to its last recorded call.
 """
 
 from __future__ import annotations
@@ -18,17 +22,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runtime.controller import ActionStuck, EpisodeStop, PlannerReport, RetryBudgetExceeded
+from runtime import controller
+from runtime.controller import EpisodeStop
 from runtime.planners.base import Codeplan, PlannerError, PlanRequest
 from runtime.run_config import RunConfig, RunResult
 from runtime.sandbox import Sandbox
 from runtime.trace import read_trace
 
-_STOPS = {c.__name__: c for c in (PlannerReport, ActionStuck, RetryBudgetExceeded)}
+# Every stop the controller can raise, by the name the trace records.
+_STOPS = {c.__name__: c for c in vars(controller).values()
+          if isinstance(c, type) and issubclass(c, EpisodeStop)}
 
 
 class ReplayDivergence(BaseException):
     """The replayed codeplan did something the recording did not (ends the codeplan)."""
+
+
+class _RecordingEnds(BaseException):
+    """The codeplan asked for a call past the end of a stopped-early recording."""
+
+
+class StoppedEarly(ValueError):
+    """The trace has no `episode_end`, so there is no outcome to compare with."""
 
 
 @dataclass
@@ -36,21 +51,54 @@ class ReplayReport:
     plans: int
     calls: int
     llm_replies: int = 0  # recorded LLM replies turned into their codeplans again
+    stopped_early: str | None = None  # where the run stopped, when it has no episode_end
 
-    def to_dict(self) -> dict[str, int]:
-        return {"plans": self.plans, "calls": self.calls, "llm_replies": self.llm_replies}
+    def to_dict(self) -> dict[str, int | str | None]:
+        return {"plans": self.plans, "calls": self.calls, "llm_replies": self.llm_replies,
+                "stopped_early": self.stopped_early}
 
 
 def replay_trace(path: Path) -> ReplayReport:
     """Replay every LLM reply and codeplan of a trace; raises ReplayDivergence at the first
-    difference."""
+    difference. A run that stopped early is replayed up to its last recorded event."""
     _, events = read_trace(path)
+    early = stopped_early(events)
     replies = replay_llm_replies(events)
     calls = 0
-    for plan, recorded_calls, end in _segments(events):
-        calls += _replay_plan(plan, recorded_calls, end)
-    return ReplayReport(plans=sum(1 for e in events if e["type"] == "plan"), calls=calls,
-                        llm_replies=replies)
+    segments = _segments(events)
+    for i, (plan, recorded_calls, end) in enumerate(segments):
+        # Ended by the clock (the episode budget), a codeplan's end depends on time, not on
+        # its calls: it is replayed up to its last recorded call, like a killed run's.
+        timed = end is not None and end.get("stop") == "EpisodeBudgetExceeded"
+        open_end = timed or (early is not None and end is None and i == len(segments) - 1)
+        calls += _replay_plan(plan, recorded_calls, None if timed else end, open_end)
+    return ReplayReport(plans=len(segments), calls=calls, llm_replies=replies,
+                        stopped_early=early)
+
+
+def stopped_early(events: list[dict]) -> str | None:
+    """None for a run that ended; else where it stopped ("after event 57 (call ...)").
+    Why say it: a killed run's trace otherwise replays as "identical" (or as a divergence
+    past its end), which reads as a finished run."""
+    if any(e.get("type") == "episode_end" for e in events):
+        return None
+    crash = next((e for e in events if e.get("type") == "crash"), None)
+    last = next((e for e in reversed(events) if e.get("type") != "crash"), None)
+    where = (f"after event {last.get('seq')} ({_describe(last)})" if last else
+             "after the header, before any event")
+    why = f"; it crashed: {crash.get('error')}" if crash else " (killed?)"
+    return f"the trace ends {where} with no episode_end{why}"
+
+
+def _describe(event: dict) -> str:
+    kind = str(event.get("type"))
+    if kind == "call":
+        return f"call {event.get('function')}"
+    if kind in ("plan", "plan_request", "sandbox_end", "replan"):
+        return f"{kind} of codeplan {event.get('attempt', '?')}" if "attempt" in event else kind
+    if kind == "action":
+        return f"action '{event.get('instruction')}'"
+    return kind
 
 
 def replay_llm_replies(events: list[dict]) -> int:
@@ -87,9 +135,11 @@ def _segments(events: list[dict]) -> list[tuple[dict, list[dict], dict | None]]:
     return out
 
 
-def _replay_plan(plan: dict, recorded: list[dict], end: dict | None) -> int:
+def _replay_plan(plan: dict, recorded: list[dict], end: dict | None, open_end: bool) -> int:
+    """Replay one codeplan against its recorded calls; `open_end`: the run stopped during it,
+    so a call past the recording ends it quietly instead of diverging."""
     queue = deque(recorded)
-    api = _replay_api(queue, plan["attempt"])
+    api = _replay_api(queue, plan["attempt"], open_end)
     stop_name = None
     with Sandbox(api) as sandbox:
         try:
@@ -97,6 +147,8 @@ def _replay_plan(plan: dict, recorded: list[dict], end: dict | None) -> int:
             kind, error = result.kind, result.error
         except EpisodeStop as stop:
             kind, error, stop_name = "stopped", None, type(stop).__name__
+        except _RecordingEnds:
+            return len(recorded)
     where = f"codeplan {plan['attempt']}"
     if queue:
         raise ReplayDivergence(f"{where}: ended with {len(queue)} recorded call(s) not made, "
@@ -109,16 +161,19 @@ def _replay_plan(plan: dict, recorded: list[dict], end: dict | None) -> int:
     return len(recorded)
 
 
-def _replay_api(queue: deque, attempt: int) -> dict:
+def _replay_api(queue: deque, attempt: int, open_end: bool = False) -> dict:
     import primitives
 
     names = {m: list(fns) for m, fns in primitives.sandbox_api().items()}
-    return {m: {n: _answerer(m, n, queue, attempt) for n in fns} for m, fns in names.items()}
+    return {m: {n: _answerer(m, n, queue, attempt, open_end) for n in fns}
+            for m, fns in names.items()}
 
 
-def _answerer(module: str, name: str, queue: deque, attempt: int):
+def _answerer(module: str, name: str, queue: deque, attempt: int, open_end: bool):
     def call(*args: Any, **kwargs: Any) -> Any:
         made = {"module": module, "function": name, "args": list(args), "kwargs": kwargs}
+        if not queue and open_end:
+            raise _RecordingEnds
         if not queue:
             raise ReplayDivergence(f"codeplan {attempt}: extra call {_show(made)}")
         rec = queue.popleft()
@@ -162,7 +217,8 @@ def resimulate(path: Path, runs_dir: Path) -> tuple[RunResult, dict]:
     header, events = read_trace(path)
     end = next((e for e in events if e["type"] == "episode_end"), None)
     if end is None:
-        raise PlannerError("the recording has no episode_end (crashed run?); cannot compare")
+        raise StoppedEarly(f"the run stopped early: {stopped_early(events)}; there is no "
+                           f"outcome to compare with (plain `codeplan replay` replays it)")
     sources = [e["source"] for e in events if e["type"] == "plan"]
     config = RunConfig(instruction=header["instruction"], task=header["task"],
                        seed=header["seed"], mode=header["mode"], planner="recorded",

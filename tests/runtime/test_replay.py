@@ -81,3 +81,82 @@ def test_tuple_arguments_replay_as_recorded(tmp_path):
     result = run_episode(RunConfig(task="put-block-in-bowl", seed=0, runs_dir=tmp_path,
                                    report=False), planner=TuplePlan())
     assert replay_trace(Path(result.run_dir)).calls == 2
+
+
+# -- a run that stopped early (issue 20) -----------------------------------------------------
+
+def _cut(recorded: Path, tmp_path: Path, keep) -> Path:
+    """A copy of the trace that ends after the first event for which keep(event) is true
+    (a run killed there), its last line cut in half as a kill mid-write leaves it."""
+    lines = (recorded / "trace.jsonl").read_text().splitlines()
+    end = next(i for i, line in enumerate(lines) if i and keep(json.loads(line)))
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(lines[:end + 1]) + "\n" + lines[end + 1][:20])
+    return trace
+
+
+def _replay_cli(*args: str) -> int:
+    from runtime.cli import main
+
+    return main(["replay", *args])
+
+
+def test_a_run_killed_mid_codeplan_replays_up_to_where_it_stopped(recorded, tmp_path, capsys):
+    trace = _cut(recorded, tmp_path, lambda e: e.get("function") == "put_first_on_second")
+    report = replay_trace(trace)
+    assert report.plans == 1 and report.calls == 2  # get_object_names, put_first_on_second
+    assert report.stopped_early.startswith("the trace ends after event ")
+    assert "(call put_first_on_second) with no episode_end (killed?)" in report.stopped_early
+    assert _replay_cli(str(trace)) == 4
+    out = capsys.readouterr().out
+    assert out.startswith("the run stopped early: the trace ends after event")
+    assert out.rstrip().endswith("replayed 1 codeplan(s), 2 primitive calls up to there: "
+                                 "identical")
+
+
+def test_a_run_killed_before_its_first_codeplan_says_so(recorded, tmp_path, capsys):
+    trace = _cut(recorded, tmp_path, lambda e: e.get("type") == "plan_request")
+    assert _replay_cli(str(trace), "--json") == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["plans"] == 0 and "(plan_request of codeplan 0)" in out["stopped_early"]
+
+
+def test_a_crashed_run_names_its_crash(recorded, tmp_path):
+    trace = _cut(recorded, tmp_path, lambda e: e.get("type") == "plan")
+    lines = trace.read_text().splitlines()[:-1]  # the half line out, a crash event in
+    crash = {"seq": 999, "t": 1.0, "type": "crash", "error": "RuntimeError: boom"}
+    trace.write_text("\n".join([*lines, json.dumps(crash)]) + "\n")
+    early = replay_trace(trace).stopped_early
+    assert "(plan of codeplan 0)" in early and early.endswith("it crashed: RuntimeError: boom")
+
+
+def test_resimulating_a_run_that_stopped_early_says_so(recorded, tmp_path, capsys):
+    trace = _cut(recorded, tmp_path, lambda e: e.get("type") == "action")
+    assert _replay_cli(str(trace), "--resimulate", "--runs-dir", str(tmp_path)) == 4
+    assert "the run stopped early: the trace ends after event" in capsys.readouterr().err
+
+
+def test_a_divergence_in_a_run_that_stopped_early_is_still_a_divergence(recorded, tmp_path,
+                                                                        capsys):
+    trace = _cut(recorded, tmp_path, lambda e: e.get("function") == "put_first_on_second")
+    trace.write_text(trace.read_text().replace("'pink bowl'", "'green bowl'"))
+    assert _replay_cli(str(trace)) == 1
+    err = capsys.readouterr().err
+    assert "replay diverged" in err and "(and the run stopped early: the trace ends" in err
+
+
+@pytest.mark.parametrize("budget", [{"max_episode_calls": 5}, {"max_episode_s": 0.3}])
+def test_a_run_ended_by_the_episode_budget_replays_identically(tmp_path, budget):
+    class Runaway(OnePlan):
+        def plan(self, request):
+            from runtime.planners.base import Codeplan
+
+            return Codeplan("from reasoning_actions import ask\nwhile True:\n"
+                            "    ask('how many blocks are there?')\n", "scripted")
+
+    result = run_episode(RunConfig(task="put-block-in-bowl", seed=0, runs_dir=tmp_path,
+                                   reasoner="oracle", report=False, **budget),
+                         planner=Runaway())
+    assert result.failure_reason.startswith("episode budget")
+    report = replay_trace(Path(result.run_dir))
+    assert report.calls == result.counts["primitive_calls"] and report.stopped_early is None
