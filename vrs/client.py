@@ -88,12 +88,9 @@ class HttpReasoner:
             return []
         body = {"image": encode_png_base64(image), "questions": questions}
         reply = self._request("POST", "/v1/vqa", json=body)
-        answers = reply.get("answers")
-        if not isinstance(answers, list) or len(answers) != len(questions):
-            raise ServiceError(f"{self.url}/v1/vqa returned {len(answers or [])} answers for "
-                               f"{len(questions)} questions")
+        answers = _answers(f"{self.url}/v1/vqa", reply, len(questions))
         self._model = str(reply.get("model", self._model))
-        return [Answer(str(a["answer"]), float(a["score"])) for a in answers]
+        return answers
 
     def ask_many(self, items: list[tuple[np.ndarray, list[str]]]) -> list[list[Answer]]:
         """Answers for several images, up to `parallel` requests in flight."""
@@ -187,6 +184,25 @@ def _reply(url: str, response: requests.Response, attempts: int) -> dict:
     if not isinstance(data, dict):
         raise ServiceError(f"{url} returned {type(data).__name__}, expected a JSON object")
     return data
+
+
+def _answers(url: str, reply: dict, expected: int) -> list[Answer]:
+    """The reply's answers, checked: one {"answer": str, "score": number} per question.
+    Why check: a proxy or a wrong server answering 200 with other JSON must be a ServiceError
+    naming the URL, not a KeyError deep in the controller."""
+    answers = reply.get("answers")
+    if not isinstance(answers, list) or len(answers) != expected:
+        got = f"{len(answers)} answers" if isinstance(answers, list) else "no answer list"
+        raise ServiceError(f"{url} returned {got} for {expected} questions")
+    out = []
+    for i, a in enumerate(answers):
+        score = a.get("score") if isinstance(a, dict) else None
+        if (not isinstance(a, dict) or not isinstance(a.get("answer"), str)
+                or isinstance(score, bool) or not isinstance(score, (int, float))):
+            raise ServiceError(f"{url} returned a malformed answer {i}: {str(a)[:100]!r} "
+                               f"(expected {{'answer': str, 'score': number}})")
+        out.append(Answer(a["answer"], float(score)))
+    return out
 
 
 def _detail(response: requests.Response) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -43,6 +44,8 @@ from vrs.reasoner import Reasoner
 from vrs.service_batching import MicroBatcher, QueueFull, ReasonerFailure, ServiceStopping
 
 MAX_BODY_BYTES = 16 * 2**20
+# A lone surrogate (JSON allows the escape "\ud800") cannot be encoded in a UTF-8 reply.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_IMAGE_PIXELS = 4096 * 4096
 
 
@@ -164,10 +167,15 @@ def _add_routes(app: FastAPI, reasoner: Reasoner, batcher: MicroBatcher, limits:
             raise _stopping_error(e) from None
         except ReasonerFailure as e:
             raise HTTPException(500, str(e)) from None
-        answers = [AnswerOut(question=q, answer=str(a.text), score=float(a.score))
+        answers = [AnswerOut(question=q, answer=_utf8(str(a.text)), score=float(a.score))
                    for q, a in zip(questions, result.answers, strict=True)]
         return VqaResponse(answers=answers, model=reasoner.name, batch_size=result.batch_size,
                            latency_ms=(time.perf_counter() - started) * 1000)
+
+
+def _utf8(text: str) -> str:
+    """`text` with any lone surrogate written as an escape, so the reply can be encoded."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _stopping_error(error: ServiceStopping) -> HTTPException:
@@ -180,9 +188,8 @@ async def read_vqa_request(request: Request, limits: Limits) -> tuple[bytes, lis
     """(image file bytes, questions as sent) from a JSON or multipart body."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media not in ("application/json", "multipart/form-data"):
-        shown = f"content type {media!r}" if media else "no content type"
-        raise HTTPException(415, f"unsupported {shown}: send application/json "
-                                 "or multipart/form-data")
+        problem = f"unsupported content type {media!r}" if media else "no content type"
+        raise HTTPException(415, f"{problem}: send application/json or multipart/form-data")
     body = await read_body(request, limits.max_body_bytes)
     if not body:
         raise HTTPException(400, "empty request body")
@@ -216,10 +223,7 @@ async def read_body(request: Request, max_bytes: int) -> bytes:
 
 
 def _from_json(body: bytes) -> tuple[bytes, list]:
-    try:
-        raw = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise HTTPException(400, f"body is not valid JSON: {e}") from None
+    raw = _json_or_error(body, 400, "body is not valid JSON")
     if not isinstance(raw, dict):
         raise HTTPException(422, 'body must be a JSON object {"image": ..., "questions": [...]}')
     if "questions" not in raw or raw["questions"] in ([], None):
@@ -229,6 +233,18 @@ def _from_json(body: bytes) -> tuple[bytes, list]:
     except ValidationError as e:
         raise HTTPException(422, _pydantic_message(e)) from None
     return decode_base64(req.image), req.questions
+
+
+def _json_or_error(text: str | bytes, status: int, problem: str) -> object:
+    """Parsed JSON, or `status` naming the problem. Why more than JSONDecodeError: bytes
+    that are not UTF-8, an integer of 5,000 digits (ValueError) and nesting deeper than
+    the parser's recursion limit all raise something else, which became a 500."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise HTTPException(status, f"{problem}: nested too deeply") from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, int digit limit
+        raise HTTPException(status, f"{problem}: {e}") from None
 
 
 def _pydantic_message(error: ValidationError) -> str:
@@ -273,11 +289,9 @@ def _multipart_questions(values: list) -> list:
     if any(isinstance(v, UploadFile) for v in values):
         raise HTTPException(422, "'questions' must be text fields, not files")
     if len(values) == 1 and values[0].lstrip().startswith("["):
-        try:
-            values = json.loads(values[0])
-        except json.JSONDecodeError as e:
-            raise HTTPException(422, f"'questions' looks like a JSON list but is not: {e}") \
-                from None
+        values = _json_or_error(values[0], 422, "'questions' looks like a JSON list but is not")
+        if not isinstance(values, list):
+            raise HTTPException(422, "'questions' must be a JSON list of strings")
     if not values:
         raise HTTPException(422, "no questions: add one or more 'questions' fields")
     return values
@@ -295,6 +309,11 @@ def check_questions(questions: list, limits: Limits) -> None:
             raise HTTPException(422, f"question {i} is not a string")
         if not q.strip():
             raise HTTPException(422, f"question {i} is empty")
+        bad = _SURROGATE.search(q)
+        if bad:
+            raise HTTPException(422, f"question {i} is not valid Unicode text: a lone "
+                                     f"surrogate U+{ord(bad.group()):04X} at character "
+                                     f"{bad.start()}")
         if len(q) > limits.max_question_chars:
             raise HTTPException(422, f"question {i} is too long: {len(q)} characters, the limit "
                                      f"is {limits.max_question_chars}")

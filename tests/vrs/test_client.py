@@ -232,3 +232,56 @@ def test_ask_many_keeps_one_pool_until_close(service, recorded):
         pools[0].submit(print)  # close() shut it down
     assert len(client.ask_many(items)) == 5 and len(pools) == 2  # usable again: a new pool
     client.close()
+
+
+class Garbage:
+    """A server that answers every request with the same raw reply (status 200)."""
+
+    def __init__(self, body: bytes, content_type: str = "application/json") -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> Garbage:
+        threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    (b"<html>proxy error</html>", "non-JSON reply"),
+    (b"[1, 2]", "returned list, expected a JSON object"),
+    (b'{"answers": "yes"}', "no answer list for 1 questions"),
+    (b'{"answers": []}', "0 answers for 1 questions"),
+    (b'{"answers": [7]}', "malformed answer 0: '7'"),
+    (b'{"answers": [{"answer": "yes"}]}', "malformed answer 0"),
+    (b'{"answers": [{"answer": ["yes"], "score": 1}]}', "malformed answer 0"),
+    (b'{"answers": [{"answer": "yes", "score": "high"}]}', "malformed answer 0"),
+    (b'{"answers": [{"answer": "yes", "score": true}]}', "malformed answer 0"),
+    (b'\xff\xfe{"answers"', "non-JSON reply"),
+])
+def test_a_reply_that_is_not_an_answer_is_a_service_error_naming_the_url(body, says):
+    with Garbage(body) as server:
+        with pytest.raises(ServiceError, match=re.escape(says)) as caught:
+            HttpReasoner(server.url, retries=0).ask(gray(5), ["a?"])
+        assert server.url in str(caught.value)
+
+
+def test_odd_but_wellformed_answers_pass_through():
+    reply = b'{"answers": [{"answer": "\\ud800\\u0000", "score": 1}], "model": "m"}'
+    with Garbage(reply) as server:
+        assert HttpReasoner(server.url).ask(gray(5), ["a?"]) == [Answer("\ud800\x00", 1.0)]

@@ -187,6 +187,29 @@ def test_bad_bodies_get_a_4xx_naming_the_problem(service, data, headers, status,
     assert message in reply.json()["detail"]
 
 
+@pytest.mark.parametrize(("data", "status", "message"), [
+    (b'{"image": "%s", "questions": ["\\ud800?"]}', 422,
+     "question 0 is not valid Unicode text: a lone surrogate U+D800 at character 0"),
+    (b"[" * 100_000 + b"]" * 100_000, 400, "not valid JSON: nested too deeply"),
+    (b'{"image": "%s", "questions": [1' + b"0" * 5000 + b"]}", 400, "not valid JSON"),
+    (b'{"image": "%s", "questions": ["\xff?"]}', 400, "not valid JSON"),
+])
+def test_json_no_parser_or_encoder_can_take_gets_a_4xx_not_a_500(service, data, status, message):
+    url, _ = service
+    data = data.replace(b"%s", PNG.encode())
+    reply = requests.post(url + "/v1/vqa", data=data, timeout=10,
+                          headers={"Content-Type": "application/json"})
+    assert reply.status_code == status, reply.text
+    assert message in reply.json()["detail"]
+
+
+def test_the_415_for_a_request_without_a_content_type_reads_plainly(service):
+    url, _ = service
+    reply = requests.post(url + "/v1/vqa", data=b"hello", timeout=10)
+    assert reply.json()["detail"] == ("no content type: send application/json or "
+                                      "multipart/form-data")
+
+
 def test_oversize_body_without_content_length_is_cut_off_while_streaming(service):
     url, _ = service
     chunks = (b"x" * 50_000 for _ in range(10))  # a generator: chunked, no Content-Length
@@ -211,6 +234,10 @@ def test_image_with_too_many_pixels_is_413_before_decoding(service):
      "looks like a JSON list but is not"),
     ({"image": ("x.png", encode(make_image("red")))}, {"questions": ["x" * 2000]}, 422,
      "too long"),
+    ({"image": ("x.png", encode(make_image("red")))}, {"questions": '["\\udc80"]'}, 422,
+     "lone surrogate U+DC80"),
+    ({"image": ("x.png", encode(make_image("red")))}, {"questions": '[' * 100_000}, 422,
+     "nested too deeply"),
 ])
 def test_bad_multipart_requests_get_a_4xx(service, files, data, status, message):
     url, _ = service
