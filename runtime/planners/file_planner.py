@@ -4,7 +4,8 @@ It lets a person run the closed loop on a codeplan they wrote (or an LLM wrote e
 without a model in the loop. It has no way to react to feedback, so a recovery attempt gets
 the same file again: the recovery then only helps when the codeplan itself checks the scene
 and skips what is already done (or when the file was edited in between: it is read anew on
-every call).
+every call). A file holding markdown fences (a reply pasted from a chat model) gives the code
+inside them, as the LLM planners take it from a reply (`extract_code`).
 """
 
 from __future__ import annotations
@@ -37,4 +38,17 @@ class FilePlanner:
         if not source.strip():
             raise PlannerError(f"codeplan file {self.path} is empty")
         note = f"from {self.path}" + (" (the same file again)" if request.attempt else "")
-        return Codeplan(source.removeprefix("\ufeff"), planner=self.name, notes=note)
+        return Codeplan(self._unfenced(source.removeprefix("\ufeff")), planner=self.name,
+                        notes=note)
+
+    def _unfenced(self, source: str) -> str:
+        """The code in a fenced block when a line opens a markdown fence, else `source`."""
+        if not any(line.lstrip().startswith("```") for line in source.splitlines()):
+            return source
+        from runtime.planners.openai_planner import extract_code
+
+        code = extract_code(source)
+        if code is None:
+            raise PlannerError(f"codeplan file {self.path} has markdown fences with no code "
+                               f"in them")
+        return code

@@ -31,10 +31,29 @@ def test_file_planner_rereads_the_file_and_drops_a_bom(tmp_path):
     assert planner.plan(PlanRequest("x", [], attempt=1)).source == "tell_planner('x')\n"
 
 
+@pytest.mark.parametrize("text", [
+    f"```python\n{SOURCE}```\n",
+    f"Here is the codeplan:\n\n```\n{SOURCE}```\nIt puts nothing anywhere.\n",
+    f"  ```py\n{SOURCE}  ```",
+])
+def test_file_planner_takes_the_code_out_of_markdown_fences(tmp_path, text):
+    path = tmp_path / "plan.md"
+    path.write_text(text)
+    assert FilePlanner(path).plan(PlanRequest("x", [])).source == SOURCE
+
+
+def test_file_planner_leaves_backticks_inside_code_alone(tmp_path):
+    path = tmp_path / "plan.py"
+    source = "x = '```'\n" + SOURCE
+    path.write_text(source)
+    assert FilePlanner(path).plan(PlanRequest("x", [])).source == source
+
+
 @pytest.mark.parametrize(("content", "expected"), [
     (None, "does not exist"),
     (b"\xff\xfe bad", "is not UTF-8"),
     (b"  \n", "is empty"),
+    (b"```python\n```\n", "has markdown fences with no code in them"),
 ])
 def test_file_planner_errors(tmp_path, content, expected):
     path = tmp_path / "plan.py"
