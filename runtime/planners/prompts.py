@@ -96,12 +96,15 @@ def _words(text: str) -> set[str]:
     return {"<color>" if w in _COLORS else _stem(w) for w in words if w}
 
 
-def closest_example(instruction: str, examples: str, objects: list[str] | None = None) -> str:
+def closest_example(instruction: str, examples: str, objects: list[str] | None = None,
+                    facts: list[tuple[str, str, str]] | None = None) -> str:
     """The few-shot example (of planner_examples.txt, split at its "Example." lines) that reads
     as the same kind of task (`intent.read_intent`: family, colour polarity, a named base, a
     named object missing from the scene) and, among those, shares the most words with
     `instruction`, each word weighted by 1 / the number of examples that have it; the first on
-    a tie. When no example is of the same kind, all compete on shared words.
+    a tie. When no example is of the same kind, all compete on shared words. Among those of
+    the same kind, an example whose scene is already disturbed ("Now:" lists blocks in bowls or
+    on blocks) is for a scene that is disturbed too (`facts`), and the other way round.
 
     Why one example, chosen per request, in the user message: with several examples in the
     system prompt a 1.5B model wrote the different-colour loop for "matching colors" and the
@@ -119,10 +122,19 @@ def closest_example(instruction: str, examples: str, objects: list[str] | None =
     want = _words(instruction)
     kind = _kind(instruction, objects)
     same_kind = [i for i, (head, scene) in enumerate(heads) if _kind(head, scene) == kind]
-    candidates = same_kind if kind[0] is not None and same_kind else range(len(parts))
+    disturbed = any(o != "table" for _s, _r, o in facts or [])
+    same_state = [i for i in same_kind if _disturbed(parts[i]) == disturbed]
+    candidates = (same_state or same_kind) if kind[0] is not None and same_kind \
+        else range(len(parts))
     scores = {i: sum(1 / df[w] for w in want & keys[i]) for i in candidates}
     best = max(scores, key=lambda i: (scores[i], -i))
     return "Example.\n" + parts[best]
+
+
+def _disturbed(example: str) -> bool:
+    """Whether an example's scene has blocks in bowls or on blocks already (a recovery)."""
+    now = next((ln for ln in example.splitlines() if ln.startswith("Now:")), "Now: no block")
+    return not now.removeprefix("Now:").strip().startswith("no block")
 
 
 def _example_fields(example: str) -> tuple[str, list[str]]:
@@ -159,7 +171,8 @@ def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[
                     + primitives.describe_api().strip(), examples=examples)
     scene = {"instruction": request.instruction, "objects": ", ".join(request.objects) or "none",
              "scene": format_scene(request.objects), "facts": format_now(request.facts),
-             "examples": closest_example(request.instruction, examples, request.objects)}
+             "examples": closest_example(request.instruction, examples, request.objects,
+                                         request.facts)}
     if request.attempt == 0 or not request.feedback:
         user = render("planner_task.txt", directory, **scene)
     else:

@@ -179,3 +179,48 @@ def test_a_report_that_a_listed_object_cannot_be_seen_is_sent_back():
                               "'pink block'")
     gold = PlanRequest("put the gold block in the pink bowl", OBJECTS)
     assert check_plan(with_imports("tell_planner('I cannot see the gold block')\n"), gold) is None
+
+
+@pytest.mark.parametrize(("instruction", "facts", "hint"), [
+    # a swap: each block in the other's bowl; one must be parked in a free bowl first
+    ("put the blocks in the bowls with matching colors",
+     [("cyan block", "in", "green bowl"), ("green block", "in", "cyan bowl")],
+     "which already holds the green block: move the green block to a free bowl first (free "
+     "at that point: the pink bowl)"),
+    # the occupant's own bowl is free: say so
+    ("put the blocks in the bowls with matching colors", [("green block", "in", "cyan bowl")],
+     "which already holds the green block: move the green block to the green bowl first"),
+])
+def test_a_full_bowl_is_named_with_how_to_make_room(instruction, facts, hint):
+    assert hint in check_plan(with_imports(MATCH), req(instruction, facts))
+
+
+@pytest.mark.parametrize("question", ["find_object_related_to_obj('in', 'cyan bowl')",
+                                      "'is the cyan block happy?'"])
+def test_a_question_the_reasoner_cannot_parse_stops_the_dry_run(question):
+    """Test seeds 1015/1017: `is_true(find_object_related_to_obj(...))` asked a question of
+    None; the dry run now fails as the robot's run would, before anything moves."""
+    source = with_imports(f"if is_true({question}):\n    put_first_on_second('cyan block', "
+                          f"'cyan bowl')\ntell_planner('done')\n")
+    problem = check_plan(source, req("put the cyan block in the cyan bowl"))
+    assert problem.startswith("it stops with a runtime error") and "question" in problem
+
+
+def test_a_covered_block_in_a_bowls_task_says_to_move_the_top_one_first():
+    problem = check_plan(with_imports(MATCH), req("put the blocks in the bowls with matching "
+                                                  "colors", [("pink block", "on", "cyan block")]))
+    assert problem == ("it picks the cyan block while the pink block is on it (the robot can "
+                       "only lift a block with nothing on it): move the pink block off it first")
+
+
+def test_a_stack_recovery_is_told_to_build_on_the_pile_that_stands():
+    """Test seed 1020: 'orange block on blue block' after the robot's failures; the model's
+    tower list started from scratch and put the next block on the covered base."""
+    source = ("tower = ['pink block', 'cyan block', 'green block']\n"
+              "for i in range(1, len(tower)):\n    put_first_on_second(tower[i], tower[i - 1])\n"
+              "tell_planner('done')\n")
+    problem = check_plan(with_imports(source), req("stack all the blocks on the pink block",
+                                                   [("green block", "on", "pink block")]))
+    assert problem.endswith("which already has the green block on it: the pink block, then the "
+                            "green block already stand there (base first), so list them first "
+                            "in the tower, then the other blocks")
