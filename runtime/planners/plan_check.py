@@ -189,7 +189,7 @@ def _order_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | 
         above = [b for b, under in support.items() if pick in under.split(" and ")]
         if above:
             return (f"it picks the {pick} while the {above[0]} is on it (the robot can only "
-                    f"lift a block with nothing on it): {_uncover(above[0], family)}")
+                    f"lift a block with nothing on it): {_uncover(above[0], pick, family)}")
         covered = [b for b, under in support.items() if under == place and b != pick]
         if str(place).endswith("block") and covered:
             return (f"it puts the {pick} on the {place}, which already has the {covered[0]} on "
@@ -222,12 +222,13 @@ def _piles(support: dict[str, str]) -> list[list[str]]:
     return piles
 
 
-def _uncover(top: str, family: str | None) -> str:
+def _uncover(top: str, covered: str, family: str | None) -> str:
     """What to do about a block that is covered, for the kind of task."""
     if family == "pyramid":
         return "place the bottom row first, then the middle row, then the top"
     if family == "stack":
-        return "build a tower from the base up, putting each block on the one placed before it"
+        return (f"list the {top} before the {covered} in the tower (take the top block of a "
+                f"pile first), and build from the base up")
     return f"move the {top} off it first"
 
 

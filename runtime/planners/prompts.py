@@ -124,6 +124,9 @@ def closest_example(instruction: str, examples: str, objects: list[str] | None =
     same_kind = [i for i, (head, scene) in enumerate(heads) if _kind(head, scene) == kind]
     disturbed = any(o != "table" for _s, _r, o in facts or [])
     same_state = [i for i in same_kind if _disturbed(parts[i]) == disturbed]
+    if disturbed and not same_state:  # a recovery example of the family, base named or not
+        same_state = [i for i, (head, scene) in enumerate(heads) if _disturbed(parts[i])
+                      and _kind(head, scene)[:2] == kind[:2]]
     candidates = (same_state or same_kind) if kind[0] is not None and same_kind \
         else range(len(parts))
     scores = {i: sum(1 / df[w] for w in want & keys[i]) for i in candidates}

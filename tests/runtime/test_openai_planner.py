@@ -487,3 +487,19 @@ def test_the_example_is_of_the_same_kind_of_task(instruction, objects, example):
 
     chosen = closest_example(instruction, load_prompt("planner_examples.txt"), objects)
     assert example in chosen.splitlines()[1]
+
+
+@pytest.mark.parametrize(("instruction", "facts", "now"), [
+    ("put the blocks in the bowls with matching colors", [], "Now: no block"),
+    ("put the darker blocks in the bowls with matching colors",
+     [("red block", "in", "blue bowl")], "Now: red block is in blue bowl; blue block is in red"),
+    ("put the blocks in bowls of a different color", [("red block", "in", "red bowl")],
+     "Now: pink block is in cyan bowl"),
+    # a disturbed tower without a named base still gets the recovery example of stacking
+    ("stack all the blocks", [("blue block", "on", "red block")], "Now: yellow block is on"),
+])
+def test_a_disturbed_scene_draws_the_recovery_example_of_its_kind(instruction, facts, now):
+    from runtime.planners.prompts import closest_example, load_prompt
+
+    chosen = closest_example(instruction, load_prompt("planner_examples.txt"), None, facts)
+    assert chosen.splitlines()[3].startswith(now)

@@ -68,7 +68,8 @@ def test_the_dry_run_records_moves_and_answers_from_the_perceived_facts():
     ("blocks = ['cyan block', 'green block', 'pink block']\n"
      "for i in range(len(blocks) - 1):\n    put_first_on_second(blocks[i], blocks[i + 1])\n"
      "tell_planner('done')\n", "stack all the blocks", [],
-     "it picks the green block while the cyan block is on it"),
+     "it picks the green block while the cyan block is on it (the robot can only lift a block "
+     "with nothing on it): list the cyan block before the green block in the tower"),
     ("put_first_on_second('cyan block', 'green block')\n"
      "put_first_on_second('pink block', 'cyan block')\ntell_planner('done')\n",
      "stack all the blocks on the pink block", [],
