@@ -25,7 +25,8 @@ object when no later action picks the same object. From those, per episode:
 that applies: stuck (the controller noticed and could not fix it); then the first missed
 failure, by what left it wrong (the actor's own wrong-object pick or wrong-target place, an
 injected "missed failure", or "missed failure (undone later)"); then false done (every step
-the system took still holds: the plan itself fell short); planner error; other.
+the system took still holds: the plan itself fell short); planner error; episode budget;
+reasoner failed (issue 20's stops); other.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from ravens_env.scene_graph import Relation, Scene, SceneObject
 from runtime.controller import MAX_TRIES_PER_CHECK
 
 CAUSES = ("wrong-object pick", "wrong-target place", "missed failure",
-          "missed failure (undone later)", "stuck", "false done", "planner error", "other")
+          "missed failure (undone later)", "stuck", "false done", "planner error",
+          "episode budget", "reasoner failed", "other")
 STUCK_STEPS = 1 + MAX_TRIES_PER_CHECK  # as many actions as the controller spends on one step
 UNDONE = "missed failure (undone later)"
 
@@ -151,8 +153,9 @@ def _primary(missed: list[dict], stuck: bool, believed_done: bool, reason: str) 
         return _missed_kind(missed[0])
     if believed_done:
         return "false done"
-    if reason.startswith("planner error"):
-        return "planner error"
+    for cause in ("planner error", "episode budget", "reasoner failed"):
+        if reason.startswith(cause):
+            return cause
     return "other"
 
 

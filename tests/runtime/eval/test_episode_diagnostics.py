@@ -49,6 +49,11 @@ def test_stuck_false_done_and_planner_errors_without_a_missed_action():
     assert diagnose([], False, False, retry)["failure_cause"] == "stuck"
     assert diagnose([_act(True)], False, True, None)["failure_cause"] == "false done"
     assert diagnose([], False, False, "planner error: 500")["failure_cause"] == "planner error"
+    # the episode budget and a failing reasoning service are causes of their own (issue 20)
+    assert diagnose([], False, False, "episode budget: 600 s of execution used")[
+        "failure_cause"] == "episode budget"
+    assert diagnose([], False, False, "reasoner failed: 503")["failure_cause"] == \
+        "reasoner failed"
     assert diagnose([], False, False, "stopped")["failure_cause"] == "other"
 
 
