@@ -28,7 +28,8 @@ EPISODES = [x for x in LINES if x["kind"] == "episode"]
 def test_the_recording_is_small_real_and_covers_the_task_families():
     assert RECORDED.stat().st_size < 64_000
     assert len(EXCHANGES) >= 10
-    assert {x["model"] for x in EXCHANGES} == {"qwen2.5-coder-1.5b-instruct"}
+    # the packaged model, served under its file's name (or the manifest's alias)
+    assert all(x["model"].startswith("qwen2.5-coder-1.5b-instruct") for x in EXCHANGES)
     assert len({x["task"] for x in EPISODES}) >= 4
     assert all(x["completion_tokens"] > 0 and x["latency_s"] > 0 for x in EXCHANGES)
 
