@@ -22,9 +22,13 @@ from dataclasses import dataclass
 COLORS = ("red", "green", "blue", "yellow", "brown", "gray", "cyan", "orange", "purple", "pink",
           "white", "black", "violet", "magenta", "beige", "silver", "gold", "golden", "navy",
           "teal", "lime", "maroon", "olive", "tan", "indigo", "turquoise", "crimson")
-_REWRITES = ((r"colou?r(ed|s)?\b", "color"), (r"\bgrey\b", "gray"), (r"\bcubes\b", "blocks"),
-             (r"\bcube\b", "block"), (r"n['’]t\b", " not"), (r"\bcannot\b", "can not"),
-             (r"['’]s\b", ""), (r"\b(hue|tint|shade)s?\b", "color"), (r"-", " "))
+_BOWL_WORDS = r"(dish|basin|container|vessel|receptacle)"  # what people call a bowl
+_REWRITES = ((r"colou?r(ed|s)?\b", "color"), (r"\bgrey\b", "gray"),
+             (r"\b(cube|brick)s\b", "blocks"), (r"\b(cube|brick)\b", "block"),
+             (rf"\b{_BOWL_WORDS}e?s\b", "bowls"), (rf"\b{_BOWL_WORDS}\b", "bowl"),
+             (r"n['’]t\b", " not"), (r"\bcannot\b", "can not"),
+             (r"['’]s\b", ""), (r"\b(hue|tint|shade)s?\b", "color"), (r"-", " "),
+             (rf"\b({'|'.join(COLORS)}) color (blocks?|bowls?)\b", r"\1 \2"))  # "red colored block"
 _CLAUSE = re.compile(r"[;:,.!?()]| but | so that | while ")
 _SAME = {"match", "matches", "matching", "matched", "same", "own", "corresponding",
          "identical", "correct", "right"}
@@ -81,9 +85,10 @@ def color_polarity(instruction: str) -> str | None:
 
 
 def _by_color(clause: str) -> int:
-    """"sort by color", "its color", "their color": the block's own colour ("same color" is
-    counted by its word "same")."""
-    return len(re.findall(r"\bby color\b|\b(?:its|their) color\b", clause))
+    """"sort by color", "its color", "their color", "the block's color": the block's own
+    colour ("same color" is counted by its word "same")."""
+    return len(re.findall(r"\bby color\b|\b(?:its|their|(?:the|that|this|each) blocks?) color\b",
+                          clause))
 
 
 def _other_color(clause: str, different: bool) -> int:

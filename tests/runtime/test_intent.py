@@ -24,6 +24,9 @@ from runtime.planners.intent import Intent, color_polarity, normalize, read_inte
     ("don't put any block in a bowl of a different color", "same"),  # negated "different"
     # a negation in another clause does not turn this one
     ("the blocks are not in bowls yet; put every block in the bowl of its color", "same"),
+    # the block's own colour named as "the block's colour"
+    ("each block in a bowl whose colour isn't the block's colour", "different"),
+    ("put each cube in the dish that shares its hue", "same"),  # dish: a bowl
     ("put the blocks in bowls", None),  # the words do not say
     ("put each block in a bowl of the same or a different color", None),  # they say both
 ])
@@ -37,6 +40,8 @@ def test_colour_polarity_reads_negation_per_clause(instruction, polarity):
     ("stack all the blocks on the red block", Intent("stack", base="red block")),
     ("make a tower of all the blocks", Intent("stack")),
     ("stack all the blocks in a 3-2-1 pyramid on the stand", Intent("pyramid")),
+    ("sort the cubes: every cube goes in the dish of its own color", Intent("bowls", "same")),
+    ("put the red brick in the blue container", Intent("one", pick="red block", place="blue bowl")),
     ("put the red block on the green block", Intent()),  # one block on a block: not read
     ("open the drawer", Intent()),
 ])
@@ -59,7 +64,7 @@ def test_every_dev_wording_is_read_as_its_task():
     from pathlib import Path
 
     folder = Path(prompts_init).parent / "paraphrases"
-    for name in ("dev.jsonl", "dev-a.jsonl"):
+    for name in ("dev.jsonl", "dev-a.jsonl", "dev-c.jsonl"):
         for line in (folder / name).read_text().splitlines():
             row = json.loads(line)
             words = row["instruction"].format(pick="red", place="blue", base="green block")
