@@ -2,6 +2,9 @@
 
 from primitives.episode import current
 
+# The relations find_object_related_to_obj knows (the controller asks one question for each).
+RELATIONS = ("below", "above", "on", "in", "left of", "right of", "in front of", "behind")
+
 
 def find_object_related_to_obj(relation: str, obj: str) -> str | None:
     """The object that is `relation` the object `obj`, or None if there is none.

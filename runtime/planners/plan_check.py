@@ -13,6 +13,7 @@ reject what is wrong under the instruction's reading; when the words do not sett
 
 from __future__ import annotations
 
+from primitives.reasoning_actions import RELATIONS
 from runtime.planners.base import PlanRequest
 
 
@@ -41,6 +42,10 @@ def _dry_run(source: str, request: PlanRequest
     facts = list(request.facts)
 
     def related(relation: str, obj: str) -> str | None:
+        if relation not in RELATIONS:
+            raise ValueError(f"unknown relation {relation!r}: it only finds what is "
+                             f"{', '.join(RELATIONS)} an object; use the scene's object names "
+                             f"(for a block's own bowl: block.replace('block', 'bowl'))")
         if relation == "below":
             return next((o for s, _r, o in facts if s == obj), "table")
         return next((s for s, r, o in facts if o == obj and r in (relation, "in", "on")), None)

@@ -225,3 +225,22 @@ def test_a_stack_recovery_is_told_to_build_on_the_pile_that_stands():
     assert problem.endswith("which already has the green block on it: the pink block, then the "
                             "green block already stand there (base first), so list them first "
                             "in the tower, then the other blocks")
+
+
+def test_an_unknown_relation_stops_the_dry_run_naming_the_known_ones():
+    """Dev-c seed 2009: the model asked for the bowl 'lighter' than each block; the dry run
+    answered None and said only "puts the blue block on None", and the model asked again for
+    another made-up relation. The robot's run stops on it, so the dry run does too."""
+    source = with_imports("for b in ['cyan block', 'green block']:\n"
+                          "    put_first_on_second(b, find_object_related_to_obj('lighter', b))\n"
+                          "tell_planner('done')\n")
+    problem = check_plan(source, req("put the blocks in the bowls with matching colors"))
+    assert problem.startswith("it stops with a runtime error") and "'lighter'" in problem
+    assert "below, above, on, in" in problem and "block.replace('block', 'bowl')" in problem
+
+
+def test_the_dry_run_knows_the_relations_the_controller_asks_about():
+    from primitives.reasoning_actions import RELATIONS
+    from runtime.controller import RELATION_QUESTIONS
+
+    assert set(RELATIONS) == set(RELATION_QUESTIONS)
