@@ -58,9 +58,9 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--task", default=None, help="task id(s), comma-separated (instead of "
                                                  "--suite; default put-blocks-in-mismatched-bowls)")
     cl.add_argument("--paraphrases", default=None, metavar="SET",
-                    help="instead of --suite/--task: a paraphrase set (dev, dev-a, heldout-b: see "
-                         "prompts/paraphrases/, or a .jsonl file); episode k runs its k-th "
-                         "instruction on seed --seed-start + k")
+                    help="instead of --suite/--task: a paraphrase set (dev, dev-a, dev-b, dev-c, "
+                         "heldout-d: see prompts/paraphrases/, or a .jsonl file); episode k runs "
+                         "its k-th instruction on seed --seed-start + k")
     cl.add_argument("--modes", default=None,
                     help="comma-separated (default open-loop,success,progress)")
     cl.add_argument("--episodes", type=positive_int, default=50)

@@ -1,14 +1,15 @@
 """Paraphrase sets for the LLM planner: instructions in other words than the tasks' own.
 
 Why: a planner tuned on the canonical instructions can pass by pattern-matching them. The sets
-live in `prompts/paraphrases/`: `dev.jsonl` and `dev-a.jsonl` (prompt and decoding choices
-were made on them, on dev seeds 0-131; dev-a was the held-out set of session 9 until its
-failures were read) and `heldout-b.jsonl` (written by someone who never saw the prompts,
-committed before the tuning it measures, never used for a choice; reported figures use it,
-on test seeds 1000+). See docs/LLM_PLANNER.md. A line is {"task", "instruction"} and, for
-stack-blocks, "instruction_nobase" for scenes whose canonical instruction names no base.
-Placeholders come from the seed's canonical instruction: {pick} and {place} (the colours of
-put-block-in-bowl), {base} (stack-blocks' named base block).
+live in `prompts/paraphrases/`: `dev.jsonl`, `dev-a.jsonl`, `dev-b.jsonl` and `dev-c.jsonl`
+(prompt and decoding choices were made on them, on dev seeds; dev-a and dev-b were held out
+until their failures were read) and `heldout-d.jsonl` (written by a helper who saw only the
+task families, committed unread before the tuning it measures, never used for a choice;
+reported figures use it, on test seeds). See docs/LLM_PLANNER.md.
+A line is {"task", "instruction"} and, for stack-blocks, "instruction_nobase" for scenes
+whose canonical instruction names no base. Placeholders come from the seed's canonical
+instruction: {pick} and {place} (the colours of put-block-in-bowl), {base} (stack-blocks'
+named base block).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ words ("match", "own", "same") into different-colour ones.
 Everything here answers None when the words do not settle it; callers then stay out (the
 example falls back to shared words, the dry run checks nothing about colour). Rules were
 written from the task families and the DEV sets (`prompts/paraphrases/dev.jsonl`,
-`dev-a.jsonl`, the held-out set of session 9); `heldout-b.jsonl` was never used for them.
+`dev-a.jsonl`, `dev-b.jsonl`, `dev-c.jsonl`); `heldout-d.jsonl` was never read for them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Reading an instruction's kind: family, colour polarity with negation per clause, named
-objects. Wordings are from the DEV sets and the task families (never heldout-b)."""
+objects. Wordings are from the DEV sets and the task families (never heldout-d)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_every_dev_wording_is_read_as_its_task():
     from pathlib import Path
 
     folder = Path(prompts_init).parent / "paraphrases"
-    for name in ("dev.jsonl", "dev-a.jsonl", "dev-c.jsonl"):
+    for name in ("dev.jsonl", "dev-a.jsonl", "dev-b.jsonl", "dev-c.jsonl"):
         for line in (folder / name).read_text().splitlines():
             row = json.loads(line)
             words = row["instruction"].format(pick="red", place="blue", base="green block")
