@@ -332,7 +332,8 @@ class Controller:
         """Check `claims`; redo the ones that fail (in order) until all hold.
 
         A failed claim that builds on a block redone earlier in the same round (its place is
-        that block, or it is what that block went onto) waits for the next check. Why: after
+        that block, or it is what that block went onto), or on a claim that waits, waits for
+        the next check; the other failed claims are redone as usual. Why: after
         a tower fell, redoing 'gray on blue' and then at once 'green on gray' put the green
         block on a gray block whose own redo had failed; the next round then had to lift the
         gray block from under the green one, and the actor picked the green one (dev seeds
@@ -343,11 +344,12 @@ class Controller:
             failed = [c for c, ok in zip(claims, self._check(claims), strict=True) if not ok]
             if not failed:
                 return
-            redone: list[Claim] = []
+            moved: list[Claim] = []  # redone or waiting in this round
             for claim in failed:
-                if any(_builds_on(claim, earlier) for earlier in redone):
-                    break  # check again first: the block under it was just moved
-                redone.append(claim)
+                waits = any(_builds_on(claim, earlier) for earlier in moved)
+                moved.append(claim)
+                if waits:
+                    continue  # check again first: the block under it was just moved
                 tries[claim] = tries.get(claim, 0) + 1
                 if tries[claim] > MAX_TRIES_PER_CHECK:
                     raise ActionStuck(f"'{claim}' still does not hold after "

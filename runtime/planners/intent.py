@@ -32,7 +32,8 @@ _REWRITES = ((r"colou?r(ed|s)?\b", "color"), (r"\bgrey\b", "gray"),
 _CLAUSE = re.compile(r"[;:,.!?()]| but | so that | while ")
 _SAME = {"match", "matches", "matching", "matched", "same", "own", "corresponding",
          "identical", "correct", "right"}
-_DIFFERENT = {"different", "differently", "differing", "mismatch", "mismatched",
+_DIFFERENT = {"different", "differently", "differing", "differ", "differs", "mismatch",
+              "mismatched",
               "mismatching", "mismatches", "unmatched", "nonmatching", "wrong", "another",
               "contrasting", "unlike"}
 _NEGATION = {"not", "no", "never", "none", "nothing", "neither", "nor", "without", "avoid"}
@@ -71,8 +72,9 @@ def color_polarity(instruction: str) -> str | None:
     votes = {"same": 0, "different": 0}
     for clause in _CLAUSE.split(normalize(instruction)):
         words = clause.split()
-        same = sum(w in _SAME for w in words) + _by_color(clause) + _other_color(clause, False)
-        different = sum(w in _DIFFERENT for w in words) + _other_color(clause, True)
+        different = sum(w in _DIFFERENT for w in words) + _other_color(clause)
+        # "the block's colour" in a clause that says "different" is what the bowl differs from
+        same = sum(w in _SAME for w in words) + (0 if different else _by_color(clause))
         if not same and not different:
             continue
         if _NEGATION & set(words):
@@ -91,9 +93,10 @@ def _by_color(clause: str) -> int:
                           clause))
 
 
-def _other_color(clause: str, different: bool) -> int:
-    """"other color", "some other color": different; "other" alone (the other blocks) is not."""
-    return len(re.findall(r"\bother (\w+ )?color\b", clause)) if different else 0
+def _other_color(clause: str) -> int:
+    """"other color", "some other color", "other than": different; "other" alone (the other
+    blocks) is not."""
+    return len(re.findall(r"\bother (\w+ )?color\b|\bother than\b", clause))
 
 
 def read_intent(instruction: str) -> Intent:
@@ -105,7 +108,8 @@ def read_intent(instruction: str) -> Intent:
     bowls = [m for m in mentions if m.endswith("bowl")]
     if _PYRAMID.search(text):
         return Intent("pyramid")
-    if ("bowl" in words or "bowls" in words) and not bowls and words & _ALL:
+    if ("bowl" in words or "bowls" in words) and not bowls and words & _ALL \
+            and not words & _TOWER:
         return Intent("bowls", color_polarity(instruction))
     if len(blocks) == 1 and len(bowls) == 1 and not words & {"blocks", "all", "every", "each"}:
         return Intent("one", pick=blocks[0], place=bowls[0])

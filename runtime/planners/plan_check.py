@@ -44,8 +44,7 @@ def _dry_run(source: str, request: PlanRequest
     def related(relation: str, obj: str) -> str | None:
         if relation not in RELATIONS:
             raise ValueError(f"unknown relation {relation!r}: it only finds what is "
-                             f"{', '.join(RELATIONS)} an object; use the scene's object names "
-                             f"(for a block's own bowl: block.replace('block', 'bowl'))")
+                             f"{', '.join(RELATIONS)} an object; {_names_hint(request)}")
         if relation == "below":
             return next((o for s, _r, o in facts if s == obj), "table")
         return next((s for s, r, o in facts if o == obj and r in (relation, "in", "on")), None)
@@ -68,6 +67,19 @@ def _dry_run(source: str, request: PlanRequest
     except _Done as done:
         message = done.message
     return moves, message, error
+
+
+def _names_hint(request: PlanRequest) -> str:
+    """How to name places without the reasoner, for the instruction's colour reading."""
+    from runtime.planners.intent import color_polarity
+
+    polarity = color_polarity(request.instruction)
+    if polarity == "same":
+        return "use the scene's object names (a block's own bowl: block.replace('block', 'bowl'))"
+    if polarity == "different":
+        return ("use the scene's object names (a bowl of another color: the next block's bowl, "
+                "bowls[(i + 1) % len(bowls)])")
+    return "use the scene's object names"
 
 
 def _question(question: object, answer: object) -> object:

@@ -159,6 +159,22 @@ def test_a_claim_that_builds_on_a_block_just_redone_waits_for_the_next_check(tmp
     assert world.log == ["check", first.instruction(), "check", second.instruction(), "check"]
 
 
+def test_only_the_claims_that_build_on_a_moved_block_wait(tmp_path):
+    """A claim into a bowl is redone in the same round; a claim whose block is where an
+    earlier redo put something (the second branch of `_builds_on`) and one that builds on a
+    waiting claim wait."""
+    base = Claim("gray block", "blue block")
+    on_it, above = Claim("green block", "gray block"), Claim("pink block", "green block")
+    under = Claim("blue block", "red bowl")  # the block the first redo put something on
+    bowl = Claim("red block", "yellow bowl")
+    claims = [base, on_it, above, under, bowl]
+    world = _World({}, {c.instruction(): c.questions() for c in claims})
+    _scripted(tmp_path, world, claims)._hold(claims)
+    assert world.log[:4] == ["check", base.instruction(), bowl.instruction(), "check"]
+    assert world.log[4:] == [on_it.instruction(), under.instruction(), "check",
+                             above.instruction(), "check"]
+
+
 def test_claims_into_bowls_are_redone_in_one_round_as_before(tmp_path):
     first, second = Claim("red block", "red bowl"), Claim("blue block", "blue bowl")
     world = _World({}, {first.instruction(): first.questions(),

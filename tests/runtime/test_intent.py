@@ -27,6 +27,11 @@ from runtime.planners.intent import Intent, color_polarity, normalize, read_inte
     # the block's own colour named as "the block's colour"
     ("each block in a bowl whose colour isn't the block's colour", "different"),
     ("put each cube in the dish that shares its hue", "same"),  # dish: a bowl
+    # ... unless the clause says "different": then it is what the bowl differs from
+    ("each block in a bowl whose colour differs from the block's colour", "different"),
+    ("each block in a bowl other than the block's colour", "different"),
+    ("each block in a bowl of a colour different from the block's colour", "different"),
+    ("each block in a bowl unlike the block's colour", "different"),
     ("put the blocks in bowls", None),  # the words do not say
     ("put each block in a bowl of the same or a different color", None),  # they say both
 ])
@@ -42,6 +47,7 @@ def test_colour_polarity_reads_negation_per_clause(instruction, polarity):
     ("stack all the blocks in a 3-2-1 pyramid on the stand", Intent("pyramid")),
     ("sort the cubes: every cube goes in the dish of its own color", Intent("bowls", "same")),
     ("put the red brick in the blue container", Intent("one", pick="red block", place="blue bowl")),
+    ("stack all the blocks next to the dish", Intent()),  # a tower by a bowl: not "bowls"
     ("put the red block on the green block", Intent()),  # one block on a block: not read
     ("open the drawer", Intent()),
 ])

