@@ -173,7 +173,12 @@ SAMPLE = {  # one of each kind, fixed, for the default suite
     "odd_report": IMPORTS + "tell_planner({'\\ud800': '\\x00' * 100000})\n",
     "forbidden": IMPORTS + "().__class__.__bases__[0].__subclasses__()\n",
     "resources": IMPORTS + "def f(n):\n    return f(n + 1)\nf(0)\n",
-    "runaway": IMPORTS + RUNAWAYS[0],
+    # moves forever, never into the goal's pink bowl: whichever move the deadline cuts, the
+    # episode fails by its budget (RUNAWAYS[0] also visits the pink bowl, so under load the
+    # deadline sometimes fell while the block was there and the episode was scored a success)
+    "runaway": IMPORTS + "while True:\n    for o in get_object_names():\n"
+               "        if o.endswith('bowl') and o != 'pink bowl':\n"
+               "            put_first_on_second('yellow block', o)\n",
     "fenced": "```python\n" + GOOD + "```\nthat is all\n",
     "bytes": b"\xff\xfe\x00codeplan",
 }
