@@ -80,3 +80,39 @@ def test_every_shipped_checkpoint_is_small_complete_and_documented(ckpt):
     assert size <= 25 * 2**20, f"{ckpt.name} is {size / 2**20:.1f} MB"
     assert (ckpt / "config.json").is_file() and (ckpt / "model.safetensors").is_file()
     assert f"`{ckpt.name}`" in (ROOT / "checkpoints" / "README.md").read_text()
+
+
+def _shown_commands(text: str) -> list[list[str]]:
+    """Every `codeplan ...` command in the ```bash blocks of a markdown text, as argv
+    (continuation lines joined, comments and `&& ...` chains cut)."""
+    import re
+    import shlex
+
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                part = part.split("  #")[0].split(" # ")[0].strip()
+                if part.startswith("codeplan "):
+                    commands.append(shlex.split(part)[1:])
+    return commands
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/LLM_PLANNER.md"])
+def test_every_codeplan_command_the_docs_show_parses(doc):
+    """A command a reader copies from the Quickstart or the docs must exist with those flags
+    (the README once kept `--paraphrases heldout-b` after the set was renamed)."""
+    from runtime.cli import build_parser
+
+    commands = _shown_commands((ROOT / doc).read_text(encoding="utf-8"))
+    assert len(commands) >= 5
+    parser = build_parser()
+    for argv in commands:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit:
+            pytest.fail(f"{doc}: `codeplan {' '.join(argv)}` does not parse")
+        if getattr(args, "paraphrases", None):
+            from runtime.eval.closed_loop_paraphrases import load_paraphrases
+
+            assert load_paraphrases(args.paraphrases), argv
