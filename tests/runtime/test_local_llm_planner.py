@@ -60,6 +60,11 @@ def test_a_failed_fetch_is_one_planner_error_naming_the_retry(tmp_path, monkeypa
     assert "codeplan llm fetch" in err and "--model-path" in err
 
 
+def test_no_fetch_with_another_planner_is_refused(capsys):
+    assert main(["run", "--planner", "offline", "--no-fetch"]) == 2
+    assert "--no-fetch is for --planner llm" in capsys.readouterr().err
+
+
 def test_no_fetch_on_the_command_line_refuses_a_missing_model(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CODEPLAN_CACHE", str(tmp_path))
     monkeypatch.setattr("runtime.llm.server.require_runtime", lambda: None)

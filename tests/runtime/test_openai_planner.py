@@ -503,3 +503,29 @@ def test_a_disturbed_scene_draws_the_recovery_example_of_its_kind(instruction, f
 
     chosen = closest_example(instruction, load_prompt("planner_examples.txt"), None, facts)
     assert chosen.splitlines()[3].startswith(now)
+
+
+def test_every_few_shot_example_passes_the_dry_run_on_its_own_scene():
+    """The model copies the example it is shown: an example whose own moves the dry run would
+    reject (a pyramid row short, a block picked from under another, a bowl given twice)
+    would teach the mistake. Each example's codeplan is checked against its own instruction,
+    scene and 'Now:' facts, as a request of that scene would be."""
+    import re
+
+    from runtime.planners.base import PlanRequest
+    from runtime.planners.openai_planner import with_imports
+    from runtime.planners.plan_check import check_plan, dry_run
+
+    text = Path(PROMPTS_DIR / "planner_examples.txt").read_text()
+    examples = [e for e in text.split("Example.\n") if e.strip()]
+    assert len(examples) >= 10
+    for example in examples:
+        lines = dict(ln.split(": ", 1) for ln in example.splitlines()[:3])
+        objects = re.findall(r"'([^']+)'", lines["Scene"])
+        facts = [tuple(re.fullmatch(r"(.+ block) is (in|on) (.+)", f.strip()).groups())
+                 for f in lines["Now"].rstrip(".").split(";") if " is " in f]
+        request = PlanRequest(lines["Instruction"], objects, facts)
+        source = with_imports(example.split("```python\n")[1].split("```")[0])
+        assert check_plan(source, request) is None, example
+        _moves, message = dry_run(source, request)
+        assert message is not None, example  # every example ends with a report

@@ -242,8 +242,9 @@ def test_an_unknown_relation_stops_the_dry_run_naming_the_known_ones():
     assert "block.replace" not in different
 
 
-def test_the_dry_run_knows_the_relations_the_controller_asks_about():
+def test_the_controller_asks_one_question_per_relation_the_dry_run_knows():
     from primitives.reasoning_actions import RELATIONS
     from runtime.controller import RELATION_QUESTIONS
 
-    assert set(RELATIONS) == set(RELATION_QUESTIONS)
+    assert RELATION_QUESTIONS["left of"] == "what is left of the {}?"
+    assert list(RELATION_QUESTIONS) == list(RELATIONS)
