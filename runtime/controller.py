@@ -201,6 +201,8 @@ class Controller:
         self.obs, self.trace = obs, trace
         self.budget = budget or EpisodeBudget()
         self.claims: list[Claim] = []
+        self.history: list[tuple[str, str]] = []  # every put executed, in order (memory)
+        self.start_rgb = obs.front_rgb  # the scene before any action: `at_start` questions
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
@@ -234,21 +236,23 @@ class Controller:
         self.trace.event("tell_planner", message=text)
         raise PlannerReport(text)
 
-    def find_object_related_to_obj(self, relation: str, obj: str) -> str | None:
+    def find_object_related_to_obj(self, relation: str, obj: str,
+                                   at_start: bool = False) -> str | None:
         self._count()
         if relation not in RELATION_QUESTIONS:
             raise ValueError(f"unknown relation {relation!r}; use one of "
                              f"{', '.join(RELATION_QUESTIONS)}")
-        answer = self._ask_one(RELATION_QUESTIONS[relation].format(self._known_name(obj)))
+        question = RELATION_QUESTIONS[relation].format(self._known_name(obj))
+        answer = self._ask_one(question, bool(at_start))
         return None if answer == "nothing" else answer
 
-    def ask(self, question: str) -> str:
+    def ask(self, question: str, at_start: bool = False) -> str:
         self._count()
-        return self._ask_one(str(question))
+        return self._ask_one(str(question), bool(at_start))
 
-    def is_true(self, question: str) -> bool:
+    def is_true(self, question: str, at_start: bool = False) -> bool:
         self._count()
-        answer = self._ask_one(str(question))
+        answer = self._ask_one(str(question), bool(at_start))
         if answer not in ("yes", "no"):
             raise ValueError(f"not a yes/no question: {question!r} was answered {answer!r}")
         return answer == "yes"
@@ -298,6 +302,7 @@ class Controller:
         instruction = claim.instruction()
         self.budget.check()  # a redo loop inside one call must not outlast the budget
         self.counters.actions += 1
+        self.history.append((claim.pick, claim.place))
         try:
             action = self.actor.act(self.obs, instruction)
         except (ValueError, KeyError) as e:
@@ -363,8 +368,8 @@ class Controller:
         self.counters.checks += [str(c) for c in claims]
         return [all(next(answers) == "yes" for _ in c.questions()) for c in claims]
 
-    def _ask_one(self, question: str) -> str:
-        answer = self._ask_answers([question])[0]
+    def _ask_one(self, question: str, at_start: bool = False) -> str:
+        answer = self._ask_answers([question], at_start)[0]
         if answer.score == 0.0 and answer.text.startswith(("unsupported", "unknown")):
             raise ValueError(answer.text)
         return answer.text
@@ -372,16 +377,17 @@ class Controller:
     def _ask(self, questions: list[str]) -> list[str]:
         return [a.text for a in self._ask_answers(questions)]
 
-    def _ask_answers(self, questions: list[str]) -> list:
+    def _ask_answers(self, questions: list[str], at_start: bool = False) -> list:
         self.budget.check()
+        image = self.start_rgb if at_start else self.obs.front_rgb
         try:
-            answers = self.reasoner.ask(self.obs.front_rgb, questions)
+            answers = self.reasoner.ask(image, questions)
         except Exception as e:
             _raise_if_service_failed(e)
             raise
         self.counters.reasoner_calls += 1
         self.counters.questions += len(questions)
-        self.trace.event("questions", reasoner=self.reasoner.name,
+        self.trace.event("questions", reasoner=self.reasoner.name, at_start=at_start,
                          qa=[[q, a.text, round(a.score, 4)]
                              for q, a in zip(questions, answers, strict=True)])
         return answers

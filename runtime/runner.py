@@ -166,13 +166,16 @@ def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox
 
 def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
                controller: Controller, trace: TraceWriter, outcome: _Outcome) -> None:
+    initial: list[tuple[str, str, str]] = []
     for attempt in range(config.max_plans):
         controller.budget.check()
         with episode.active(controller):
             objects = controller.perceive_objects()
             facts = controller.perceive_facts()
+        initial = initial if attempt else list(facts)  # before any action: the memory
         request = PlanRequest(instruction, objects, facts, list(outcome.feedback),
-                              [p.source for p in outcome.plans], attempt)
+                              [p.source for p in outcome.plans], attempt,
+                              initial_facts=initial, history=list(controller.history))
         with controller.budget.planner_time():
             plan = _request_plan(planner, request, trace, outcome,
                                  fatal=attempt == 0 and config.first_plan_error_is_fatal)
@@ -204,7 +207,7 @@ def _same_plan_again(plan: Codeplan, outcome: _Outcome) -> bool:
 def _request_plan(planner: Planner, request: PlanRequest, trace: TraceWriter,
                   outcome: _Outcome, fatal: bool) -> Codeplan | None:
     trace.event("plan_request", attempt=request.attempt, objects=request.objects,
-                facts=request.facts, feedback=request.feedback)
+                facts=request.facts, feedback=request.feedback, history=request.history)
     try:
         plan = planner.plan(request)
     except PlannerError as e:

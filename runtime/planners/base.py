@@ -30,6 +30,11 @@ class PlanRequest:
     feedback: list[str] = field(default_factory=list)
     previous: list[str] = field(default_factory=list)  # sources of earlier codeplans
     attempt: int = 0  # 0 for the first plan, then 1, 2, ... for recovery plans
+    # Memory of the episode: the facts perceived before any action (what "back where they
+    # were", "swap" and "reverse" refer to), and the put actions executed so far, in order,
+    # as (pick, place) — whether or not they held.
+    initial_facts: list[tuple[str, str, str]] = field(default_factory=list)
+    history: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -41,13 +41,14 @@ def _dry_run(source: str, request: PlanRequest
     moves: list[tuple[str, str]] = []
     facts = list(request.facts)
 
-    def related(relation: str, obj: str) -> str | None:
+    def related(relation: str, obj: str, at_start: bool = False) -> str | None:
         if relation not in RELATIONS:
             raise ValueError(f"unknown relation {relation!r}: it only finds what is "
                              f"{', '.join(RELATIONS)} an object; {_names_hint(request)}")
+        known = request.initial_facts if at_start else facts
         if relation == "below":
-            return next((o for s, _r, o in facts if s == obj), "table")
-        return next((s for s, r, o in facts if o == obj and r in (relation, "in", "on")), None)
+            return next((o for s, _r, o in known if s == obj), "table")
+        return next((s for s, r, o in known if o == obj and r in (relation, "in", "on")), None)
 
     def tell(message: str) -> None:
         raise _Done(str(message))
@@ -56,8 +57,8 @@ def _dry_run(source: str, request: PlanRequest
            "plan_actions": {"get_object_names": lambda: list(request.objects),
                             "tell_planner": tell},
            "reasoning_actions": {"find_object_related_to_obj": related,
-                                 "ask": lambda q: _question(q, "unknown"),
-                                 "is_true": lambda q: _question(q, False)}}
+                                 "ask": lambda q, at_start=False: _question(q, "unknown"),
+                                 "is_true": lambda q, at_start=False: _question(q, False)}}
     message = error = None
     try:
         with Sandbox(api) as sandbox:

@@ -41,16 +41,17 @@ class StubPrimitives:
         self._log("tell_planner", message)
         self.messages.append(message)
 
-    def find_object_related_to_obj(self, relation: str, obj: str) -> str | None:
-        self._log("find_object_related_to_obj", relation, obj)
+    def find_object_related_to_obj(self, relation: str, obj: str,
+                                   at_start: bool = False) -> str | None:
+        self._log("find_object_related_to_obj", relation, obj, *([True] if at_start else []))
         return "table"
 
-    def ask(self, question: str) -> str:
-        self._log("ask", question)
+    def ask(self, question: str, at_start: bool = False) -> str:
+        self._log("ask", question, *([True] if at_start else []))
         return "yes"
 
-    def is_true(self, statement: str) -> bool:
-        self._log("is_true", statement)
+    def is_true(self, statement: str, at_start: bool = False) -> bool:
+        self._log("is_true", statement, *([True] if at_start else []))
         return True
 
     def api(self) -> dict[str, dict[str, Callable[..., object]]]:

@@ -52,4 +52,4 @@ def test_calls_go_to_the_active_episode():
         control_actions.put_first_on_second("red block", "blue bowl")
         assert reasoning_actions.ask("is there a red block?") == "yes"
     assert rec.calls == [("put_first_on_second", ("red block", "blue bowl")),
-                         ("ask", ("is there a red block?",))]
+                         ("ask", ("is there a red block?", False))]

@@ -181,3 +181,23 @@ def test_claims_into_bowls_are_redone_in_one_round_as_before(tmp_path):
                         second.instruction(): second.questions()})
     _scripted(tmp_path, world, [first, second])._hold([first, second])
     assert world.log == ["check", first.instruction(), second.instruction(), "check"]
+
+
+def test_at_start_questions_see_the_scene_before_any_action(make):
+    c = make("progress")
+    block = _blocks(c)[0]
+    bowl = block.replace("block", "bowl")
+    before = c.find_object_related_to_obj("below", block)
+    c.put_first_on_second(block, bowl)
+    assert c.is_true(f"is the {block} in the {bowl}?")
+    assert not c.is_true(f"is the {block} in the {bowl}?", at_start=True)
+    assert c.find_object_related_to_obj("below", block, at_start=True) == before == "table"
+    assert c.history == [(block, bowl)]
+
+
+def test_the_history_keeps_every_put_in_order_even_a_failed_one(make):
+    c = make("open-loop")
+    first, second = _blocks(c)[:2]
+    c.put_first_on_second(first, second)
+    c.put_first_on_second(second, second.replace("block", "bowl"))
+    assert c.history == [(first, second), (second, second.replace("block", "bowl"))]

@@ -284,9 +284,9 @@ def test_a_loop_of_questions_ends_on_the_episode_time_budget_across_codeplans(tm
 
     original = Controller.ask
 
-    def slow_ask(self, question):
+    def slow_ask(self, question, at_start=False):
         time.sleep(0.005)
-        return original(self, question)
+        return original(self, question, at_start)
 
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as mp:

@@ -61,3 +61,22 @@ def test_after_the_scripted_oracle_every_block_is_in_its_bowl(env):
     answers = reasoner.ask(env.observe().front_rgb, questions)
     assert len(blocks) >= 3
     assert [a.text for a in answers] == ["yes"] * len(questions)
+
+
+def test_an_older_image_is_answered_from_the_scene_of_its_moment():
+    from ravens_env.env import TabletopEnv
+    from ravens_env.agents.oracle import OracleActor
+    from vrs.oracle import MOMENTS_KEPT, OracleReasoner
+
+    with TabletopEnv() as env:
+        first = env.reset("put-block-in-bowl", 0)
+        block, bowl = env.task.target
+        oracle = OracleReasoner(lambda: env.scene(visibility=False))
+        question = [f"is the {block} in the {bowl}?"]
+        assert oracle.ask(first.front_rgb, question)[0].text == "no"
+        after = env.execute(OracleActor(env).act(first, env.task.instruction))
+        assert oracle.ask(after.front_rgb, question)[0].text == "yes"
+        for k in range(MOMENTS_KEPT + 2):  # many other images later, the first is kept
+            oracle.ask(after.front_rgb + k + 1, question)
+        assert oracle.ask(first.front_rgb, question)[0].text == "no"
+        assert oracle.ask(None, question)[0].text == "yes"  # no image: the scene now
