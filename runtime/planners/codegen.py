@@ -16,9 +16,9 @@ import re
 import textwrap
 
 from runtime.planners.base import PlanRequest
-from runtime.planners.instruction_parser import Goal
+from runtime.planners.goal import Goal
 from runtime.planners.pddl import SUPPORTS, Solution, Step, tower_from
-from runtime.planners.scene_state import STAND, SceneState, kind_of
+from runtime.planners.scene_state import STAND, TABLE, SceneState, kind_of
 
 IMPORTS = (
     "from control_actions import put_first_on_second",
@@ -40,10 +40,71 @@ def write_codeplan(request: PlanRequest, goal: Goal, state: SceneState,
     if solution.steps:
         lines += _visibility_check(solution.steps)
         lines += _calls(solution.steps, solution)
+        if goal.check_end:
+            lines += _end_check(goal)
     else:
         lines += _recheck(goal, state, solution)
     lines.append("tell_planner('done')")
     return "\n".join(lines) + "\n"
+
+
+def write_reference_codeplan(request: PlanRequest, goal: Goal, state: SceneState,
+                             candidates: list[str], plans: dict[str, Solution]) -> str:
+    """A codeplan that first finds the block the instruction names by where it is — asking
+    about the first camera image, so a recovery codeplan finds the same block after it has
+    moved — then runs the plan made for that block."""
+    ref = goal.reference
+    lines = [*IMPORTS, "", *comment(f"Instruction: {goal.instruction}"),
+             *comment(f"Goal: {goal.summary()}"),
+             *comment("Which block is it? Ask about the scene as it was at the start (the "
+                      "block may have moved since).")]
+    lines += _py_list("blocks = ", candidates, "")
+    lines += _find_referred(ref)
+    lines += ["if len(found) != 1:",
+              f"    tell_planner('expected one block that is {ref.words()[4:]}, found ' + "
+              "str(found))",
+              "block = found[0]"]
+    for i, (block, solution) in enumerate(plans.items()):
+        lines.append(f"{'if' if i == 0 else 'elif'} block == {block!r}:")
+        body = _calls(solution.steps, solution) if solution.steps else [
+            f"if not is_true({_question(block, goal.place)!r}):",
+            f"    tell_planner('the {block} is not in the {goal.place} yet')"]
+        lines += ["    " + line for line in body]
+    lines += ["else:", "    tell_planner('no plan puts the ' + block + ' there')",
+              "tell_planner('done')"]
+    return "\n".join(lines) + "\n"
+
+
+def _find_referred(ref) -> list[str]:
+    if not ref.ordinal:
+        return ["found = []", "for name in blocks:",
+                f"    if is_true('is the ' + name + ' {ref.relation} the {ref.anchor}?', "
+                "at_start=True):",
+                "        found.append(name)"]
+    side = "left of" if ref.ordinal.endswith("left") or ref.ordinal == "leftmost" else "right of"
+    rank = 0 if ref.ordinal.endswith("most") else 1
+    return [*comment(f"the {ref.ordinal} block has exactly {rank} other block(s) {side} it"),
+            "found = []", "for name in blocks:", "    count = 0",
+            "    for other in blocks:",
+            f"        if other != name and is_true('is the ' + other + ' {side} the ' + name "
+            "+ '?', at_start=True):",
+            "            count = count + 1",
+            f"    if count == {rank}:", "        found.append(name)"]
+
+
+def _question(block: str, place: str) -> str:
+    return f"is the {block} {_prep(place)} the {place}?"
+
+
+def _end_check(goal: Goal) -> list[str]:
+    """Before 'done', ask once more for every goal relation: a block someone else moved
+    meanwhile (nobody's claim, so no re-validation sees it) then asks for a new plan."""
+    questions = [_question(b, places[0]) for b, places in goal.accept if len(places) == 1]
+    lines = comment("Look again before reporting done: a block may have been moved by "
+                    "someone else meanwhile.")
+    return [*lines, *_py_list("for question in ", questions, ":"),
+            "    if not is_true(question):",
+            "        tell_planner('not as asked yet: ' + question)"]
 
 
 def comment(text: str, prefix: str = "# ", limit: int | None = None) -> list[str]:
@@ -97,6 +158,11 @@ def _done_relations(goal: Goal, state: SceneState, solution: Solution
                     ) -> list[tuple[str, str, tuple[str, ...]]]:
     """(block, 'in' | 'on', places) for the goal relations that hold as perceived."""
     moved = {s.pick for s in solution.steps}
+    if goal.accept:
+        return [(b, _prep(state.resting_on(b)), (state.resting_on(b),))
+                for b, places in goal.accept
+                if b not in moved and state.resting_on(b) in places
+                and state.resting_on(b) != TABLE]
     if goal.family in ("matching", "put"):
         return [(b, _prep(p), (p,)) for b, p in goal.pairs
                 if b not in moved and state.resting_on(b) == p]

@@ -18,11 +18,17 @@ from dataclasses import dataclass
 
 from ravens_env.colors import ALL_COLORS
 from runtime.planners.base import PlannerError
+from runtime.planners.intent import color_polarity
+from runtime.planners.reasoning_readers import COLOR_WORD, READERS, Context, Memory, Reader, _words
+from runtime.planners.goal import Goal, Reference  # noqa: F401  (re-exported)
 from runtime.planners.scene_state import STAND, kind_of
 
 FAMILIES = ("matching", "mismatched", "put", "stack-all", "pyramid")
 VERBS = ("put", "place", "move", "stack", "sort", "drop", "pile", "arrange", "fill", "transfer",
-         "organize", "group", "set")
+         "organize", "group", "set", "swap", "switch", "exchange", "trade", "reverse", "flip",
+         "rebuild", "restack", "turn", "empty", "remove", "tidy", "clean", "clear", "give",
+         "restore", "return", "undo", "match", "choose", "find", "grab", "get", "take", "want",
+         "need", "goes", "go", "leave", "mismatch", "should")
 BUILD_VERBS = ("build", "make", "create", "form", "assemble")  # only with a structure:
 STRUCTURES = ("tower", "pyramid", "stack", "pile")  # "make a tower", not "make me a coffee"
 MISMATCH = ("different", "mismatch", "do not match", "does not match", "dont match",
@@ -37,10 +43,27 @@ SPATIAL = ("next to", "left of", "right of", "in front of", "behind", "near", "b
            "close to", "away from", "under", "below", "above", "around", "between")
 UNDERSTOOD = ("put the <block> in|on the <bowl|block>; put the blocks in the bowls with "
               "matching colors (or different colors); stack all the blocks [on the <block>]; "
-              "stack the blocks in a pyramid on the stand")
+              "stack the blocks in a pyramid on the stand; every block except the <color> one "
+              "in a bowl; exactly <n> blocks in bowls; one block per bowl; the <ordinal> block "
+              "/ the block <relation> the <object> in the <bowl>; swap the <block> and the "
+              "<block>; put ..., then put every block back where it started; reverse the "
+              "tower; tidy up; empty the <bowl>; the <country> flag's / warm / cool / primary "
+              "colored blocks in bowls; stack the blocks in rainbow order")
+SUGGEST = "the LLM planner (--planner llm) reads free wording"
+QUESTION_WORDS = {"is", "are", "what", "which", "where", "how", "does", "do", "can", "could",
+                  "who", "why", "when", "will", "would"}
+# Words every reader may meet: politeness, pronouns, generic verbs, articles, object nouns.
+SHARED = _words("please the a an can could would will you i we me us my want need like to "
+                "kindly now just and robot hey ok okay it them they is are be should so that "
+                "this these those ca wo do does let also sure make get go goes end up pick "
+                "take grab drop put place move set block blocks bowl bowls stand",
+                set(VERBS), set(BUILD_VERBS))
 _REWRITES = (
     (r"colou?rs?", "color"), (r"\bgrey\b", "gray"), (r"\bcubes\b", "blocks"),
-    (r"\bcube\b", "block"), (r"n['’]t\b", " not"),
+    (r"\bcube\b", "block"), (r"n['’]t\b", " not"), (r"['’]s\b", ""),
+    (r"\b(dish|basin|container|vessel|receptacle)(e?s)\b", "bowls"),
+    (r"\b(dish|basin|container|vessel|receptacle)\b", "bowl"), (r"\bbricks\b", "blocks"),
+    (r"\bbrick\b", "block"),
     (r"[^a-z0-9\s]", " "), (r"\s+", " "),
 )
 # Colors no object has: "the black block" is then a missing object, not an unread phrase.
@@ -51,63 +74,72 @@ _MENTION = re.compile(r"\b(?:(" + "|".join(ALL_COLORS + OTHER_COLORS)
 
 
 @dataclass(frozen=True)
-class Goal:
-    """What the instruction asks for, in object names from the scene.
-
-    `pairs` are (block, place) the plan must achieve literally (matching, put); `blocks` are
-    the blocks an existential goal is about (mismatched, stack-all, pyramid); `base` is the
-    named bottom block of a stack-all; `unmatched` are blocks a matching goal leaves alone
-    because no bowl has their color.
-    """
-
-    family: str
-    instruction: str
-    pairs: tuple[tuple[str, str], ...] = ()
-    blocks: tuple[str, ...] = ()
-    bowls: tuple[str, ...] = ()
-    base: str | None = None
-    darker: bool = False
-    unmatched: tuple[str, ...] = ()
-
-    def summary(self) -> str:
-        """One line for the codeplan's goal comment."""
-        if self.family in ("matching", "put"):
-            what = "every darker block" if self.darker else "each block"
-            head = f"{what} in the bowl of its color: " if self.family == "matching" else ""
-            return head + ", ".join(f"{b} {_prep(p)} {p}" for b, p in self.pairs)
-        if self.family == "mismatched":
-            return (f"each of {', '.join(self.blocks)} in a bowl of a different color, "
-                    "one block per bowl")
-        if self.family == "stack-all":
-            base = f"the {self.base} at the bottom" if self.base else "any block at the bottom"
-            return f"one tower of {', '.join(self.blocks)}, {base}"
-        return "a 3-2-1 pyramid on the stand: three blocks on the stand, two on them, one on top"
-
-
-@dataclass(frozen=True)
 class _Mention:
     name: str
     start: int
     end: int
 
 
-def parse_instruction(instruction: str, objects: list[str]) -> Goal:
-    """Read `instruction` against the scene's `objects`; PlannerError when it cannot."""
+def parse_instruction(instruction: str, objects: list[str], memory: Memory | None = None
+                      ) -> Goal:
+    """Read `instruction` against the scene's `objects` (and what the episode remembers);
+    PlannerError when it cannot.
+
+    A reader is used only when every word is one it can account for (`_unread`): a word no
+    reader of the triggered forms knows makes the planner refuse and name it, so nothing in the
+    instruction is silently dropped."""
     text = normalize(instruction)
     mentions = [_Mention(_name(m), m.start(), m.end()) for m in _MENTION.finditer(text)]
+    if _is_question(instruction, text):
+        raise PlannerError(f"could not read {instruction!r}: it is a question, not an "
+                           f"instruction; {_scene(objects)}")
     verb = _verb(text)
     if verb is None:
         raise PlannerError(f"could not read {instruction!r}: no task verb "
-                           f"(put/place/move/stack/build) found; {_scene(objects)}")
+                           f"(put/place/move/stack/build/swap/...) found; {SUGGEST}; "
+                           f"{_scene(objects)}")
     _check_known(instruction, mentions, objects)
-    for reader in (_pyramid, _color_bowls, _put, _stack_all):
-        goal = reader(instruction, text, mentions, objects)
+    ctx = Context(instruction, text, [m.name for m in mentions], objects, memory)
+    unread: tuple[str, list[str]] | None = None
+    for reader in READERS + _CLASSIC:
+        if not reader.trigger(text):
+            continue
+        words = _unread(text, mentions, reader.vocab)
+        if words:
+            if unread is None or len(words) < len(unread[1]):
+                unread = (reader.name, words)  # the closest form names the fewest words
+            continue
+        goal = reader.read(ctx)
         if goal is not None:
             return goal
+    if unread:
+        listed = ", ".join(repr(w) for w in dict.fromkeys(unread[1]))
+        raise PlannerError(f"could not read {instruction!r}: the words {listed} are not in my "
+                           f"grammar for a {unread[0]} instruction; {SUGGEST}; "
+                           f"{_scene(objects)}")
     named = ", ".join(f"the {n}" for n in dict.fromkeys(m.name for m in mentions))
     understood = f"the verb {verb!r}" + (f" and {named}" if named else ", no object names")
     raise PlannerError(f"could not read {instruction!r}: understood {understood}, but no goal "
-                       f"I know; I understand: {UNDERSTOOD}; {_scene(objects)}")
+                       f"I know; I understand: {UNDERSTOOD}; {SUGGEST}; {_scene(objects)}")
+
+
+def _unread(text: str, mentions: list[_Mention], vocab: frozenset[str]) -> list[str]:
+    """Words of `text` that neither the mentions, the shared words nor `vocab` account for."""
+    spans = [(m.start, m.end) for m in mentions]
+    out = []
+    for w in re.finditer(r"\S+", text):
+        word = w.group()
+        if any(a <= w.start() < b for a, b in spans) or word in SHARED or word in vocab:
+            continue
+        if word in ALL_COLORS and COLOR_WORD in vocab:
+            continue
+        out.append(word)
+    return out
+
+
+def _is_question(instruction: str, text: str) -> bool:
+    first = text.split()[0] if text.split() else ""
+    return instruction.strip().endswith("?") and first in QUESTION_WORDS
 
 
 def normalize(instruction: str) -> str:
@@ -167,11 +199,18 @@ def _pyramid(instruction: str, text: str, mentions: list[_Mention], objects: lis
 
 def _color_bowls(instruction: str, text: str, mentions: list[_Mention], objects: list[str]
                  ) -> Goal | None:
+    """Every block into a bowl of its own colour or of another. The polarity is read per
+    clause, a negation turning a clause's same-colour words into different-colour ones
+    (`intent.color_polarity`): "bowls that don't share their colour" is mismatched, and "so
+    that no block sits in a bowl of a different colour" is matching."""
     if "bowl" not in text or "block" not in text:
         return None
-    mismatched = any(k in text for k in MISMATCH)
-    if not mismatched and not any(k in text for k in MATCH):
+    polarity = color_polarity(instruction)
+    if polarity is None:
         return None
+    mismatched = polarity == "different"
+    if any(kind_of(m.name) == "bowl" for m in mentions):
+        return None  # a named bowl is not "the bowls by colour"
     named = tuple(m.name for m in mentions if kind_of(m.name) == "block")
     blocks = tuple(dict.fromkeys(named)) or _blocks(objects)
     bowls = tuple(o for o in objects if kind_of(o) == "bowl")
@@ -251,3 +290,32 @@ def _stack_all(instruction: str, text: str, mentions: list[_Mention], objects: l
     if len(blocks) < 2:
         raise PlannerError(f"{instruction!r}: a tower needs two blocks; {_scene(objects)}")
     return Goal("stack-all", instruction, blocks=blocks, base=named[0] if named else None)
+
+
+def _classic(name: str, trigger: str, vocab: str, reader) -> Reader:
+    def read(ctx: Context) -> Goal | None:
+        mentions = [_Mention(_name(m), m.start(), m.end()) for m in _MENTION.finditer(ctx.text)]
+        return reader(ctx.instruction, ctx.text, mentions, ctx.objects)
+
+    return Reader(name, lambda text: re.search(trigger, text) is not None, _words(vocab), read)
+
+
+_COLOR_WORDS = ("same match matching matches matched own corresponding identical correct right "
+                "different differently differing differ differs mismatch mismatched "
+                "mismatching mismatches unmatched nonmatching non wrong another other than "
+                "contrasting unlike not no never none nothing neither nor without color colors "
+                "colored its their each every all in into inside of by with that which whose "
+                "share shares sharing sort sits sit sitting up from one per both has have "
+                "darker dark lighter light shaded shade version even though mix them to "
+                "bowls blocks where isn are is the a s")
+_CLASSIC = (
+    _classic("pyramid", r"\bpyramid\b", "pyramid 3 2 1 three two one six 6 level levels row "
+             "bottom middle top above them on stand with from all of out in at a as into "
+             "blocks block the", _pyramid),
+    _classic("colour-bowls", r"\bbowls?\b", _COLOR_WORDS, _color_bowls),
+    _classic("put", r"\b(block|bowl)\b", "in into inside on onto to atop top of over from "
+             "out off then and it goes", _put),
+    _classic("stack", r"\b(stack|stacked|tower|pile|piled|top)\b|\bblocks on\b", "stack stacked tower pile "
+             "piled all every each on top of one another other into in a single with at bottom "
+             "as base starting from use until they form out build", _stack_all),
+)

@@ -302,6 +302,8 @@ class _Model:
 
     def _accepts(self, block: str, place: str) -> bool:
         """Whether the goal is content with `block` in/on `place` (the static `good`)."""
+        if self.goal.accept:
+            return place in dict(self.goal.accept).get(block, ())
         family = self.goal.family
         if family in ("matching", "put"):
             return (block, place) in self.goal.pairs
@@ -336,8 +338,12 @@ class _Model:
             for slot in range(6):
                 self.problem.add_goal(self.filled(self.obj[f"slot {slot}"]))
             return
-        blocks = [b for b, _ in goal.pairs] if goal.family in ("matching", "put") else [
-            b for b in goal.blocks if b != self.base]
+        if goal.accept:
+            blocks = [b for b, places in goal.accept if b in self.obj]
+        elif goal.family in ("matching", "put"):
+            blocks = [b for b, _ in goal.pairs]
+        else:
+            blocks = [b for b in goal.blocks if b != self.base]
         for block in blocks:
             self.problem.add_goal(self.ok(self.obj[block]))
         if self.base:
