@@ -50,8 +50,9 @@ UNDERSTOOD = ("put the <block> in|on the <bowl|block>; put the blocks in the bow
               "tower; tidy up; empty the <bowl>; the <country> flag's / warm / cool / primary "
               "colored blocks in bowls; stack the blocks in rainbow order")
 SUGGEST = "the LLM planner (--planner llm) reads free wording"
-QUESTION_WORDS = {"is", "are", "what", "which", "where", "how", "does", "do", "can", "could",
-                  "who", "why", "when", "will", "would"}
+# A '?' after these is a question; after "could you ..." it is a polite request.
+QUESTION_WORDS = {"is", "are", "what", "which", "where", "how", "does", "do", "who", "why",
+                  "when", "did", "was", "were", "has", "have"}
 # Words every reader may meet: politeness, pronouns, generic verbs, articles, object nouns.
 SHARED = _words("please the a an can could would will you i we me us my want need like to "
                 "kindly now just and robot hey ok okay it them they is are be should so that "
@@ -152,7 +153,7 @@ def normalize(instruction: str) -> str:
 
 def _verb(text: str) -> str | None:
     words = text.split()
-    found = [w for w in words if w in VERBS]
+    found = [w for w in words if w in VERBS] or (["make sure"] if "make sure" in text else [])
     if not found and any(s in words or s + "s" in words for s in STRUCTURES):
         found = [w for w in words if w in BUILD_VERBS or w in STRUCTURES]
     return found[0] if found else None
@@ -305,7 +306,7 @@ _COLOR_WORDS = ("same match matching matches matched own corresponding identical
                 "mismatching mismatches unmatched nonmatching non wrong another other than "
                 "contrasting unlike not no never none nothing neither nor without color colors "
                 "colored its their each every all in into inside of by with that which whose "
-                "share shares sharing sort sits sit sitting up from one per both has have "
+                "share shares sharing sort sits sit sitting up from one per both has have but "
                 "darker dark lighter light shaded shade version even though mix them to "
                 "bowls blocks where isn are is the a s")
 _CLASSIC = (

@@ -140,6 +140,7 @@ def _read_except(ctx: Context) -> Goal | None:
                    r"(?: for)?(?: the)? (" + "|".join(ALL_COLORS) + r")\b", text)
          or re.search(r"\bleave(?: the)? (" + "|".join(ALL_COLORS) + r") (?:block|one) out\b",
                       text)
+         or re.search(r"\bnot put(?: the)? (" + "|".join(ALL_COLORS) + r") (?:block|one)\b", text)
          or re.search(r"\b(" + "|".join(ALL_COLORS) + r") (?:block|one) stays?\b", text))
     if m is None:
         return None
@@ -270,7 +271,7 @@ def _read_flag(ctx: Context) -> Goal | None:
 
 
 FLAG = Reader("flag", _has(r"\bflags?\b"),
-              _words(_SUBSET_WORDS, "flag flags make up those the", {COLOR_WORD},
+              _words(_SUBSET_WORDS, "flag flags make up those the matching", {COLOR_WORD},
                      set(FLAGS), {a for a, _ in FLAGS.values()}),
               _read_flag)
 
@@ -286,7 +287,7 @@ def _read_temperature(ctx: Context) -> Goal | None:
     return _knowledge_subset(ctx, colors, f"the {'warm' if warm else 'cool'} colours")
 
 
-TEMPERATURE = Reader("temperature", _has(r"\b(warm|cool) colou?r"),
+TEMPERATURE = Reader("temperature", _has(r"\b(warm|cool)\b"),
                      _words(_SUBSET_WORDS, "warm cool"), _read_temperature)
 
 
@@ -402,6 +403,11 @@ def _read_reverse(ctx: Context) -> Goal | None:
         raise ctx.refuse(f"names the {', '.join(set(named) - set(tower))}, not in the tower "
                          f"({', '.join(tower)})")
     new = tower[::-1]
+    said = re.search(r"\b(\w+ block) (?:ends up |goes |is )?(?:at the bottom|at the base)\b",
+                     ctx.text)
+    if said and said.group(1) != new[0]:
+        raise ctx.refuse(f"wants the {said.group(1)} at the bottom, but reversing the tower "
+                         f"({', '.join(tower)}, bottom to top) puts the {new[0]} there")
     accept = [(upper, (lower,)) for lower, upper in zip(new, new[1:], strict=False)]
     return Goal("tower", ctx.instruction, blocks=tuple(new), accept=tuple(accept),
                 check_end=True, note="the tower reversed, bottom to top: " + ", ".join(new))
@@ -428,7 +434,7 @@ def _read_refer(ctx: Context) -> Goal | None:
     text = ctx.text
     bowls = [m for m in ctx.mentions if kind_of(m) == "bowl"]
     ordinal = next((v for k, v in ORDINALS.items() if re.search(rf"\b{k}\b", text)), "")
-    relation = next((r for r in RELATIONS if re.search(rf"\b(block|one|cube|is) {r} the\b",
+    relation = next((r for r in RELATIONS if re.search(rf"\b(block|one|is|that) {r} the\b",
                                                        text)), "")
     if bool(ordinal) == bool(relation):
         return None
@@ -448,7 +454,7 @@ def _read_refer(ctx: Context) -> Goal | None:
 
 
 REFER = Reader("refer", _has(r"\b(leftmost|rightmost|second from (the )?(left|right))\b|"
-                             r"\b(block|one|cube|is) (left of|right of|in front of|behind) the"),
+                             r"\b(block|one|is|that) (left of|right of|in front of|behind) the"),
                _words("leftmost rightmost second from the left right of in front behind block "
                       "one that is which whichever find take pick grab drop goes go it and "
                       "in into to inside of blocks place"),
