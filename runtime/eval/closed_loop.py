@@ -208,6 +208,7 @@ def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
     by_mode = {m: {c: sum(cells[t][m]["failure_causes"].get(c, 0) for t in spec.tasks)
                    for c in CAUSES} for m in spec.modes}
     return {"suite": spec.suite, "success_rate": per("rate"), "ci95": per("ci95"),
+            "by_category": by_category(spec, episodes),
             "successes": per("wins"), "questions_per_episode": per("questions"),
             "reasoner_calls_per_episode": per("reasoner_calls"),
             "retries_per_episode": per("retries"), "wall_s_per_episode": per("wall_s"),
@@ -228,6 +229,28 @@ def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
                           "success_rate": spec.reference}}
 
 
+def by_category(spec: EvalSpec, episodes: list[dict]) -> dict:
+    """{category: {mode: {rate, wins, n, ci95, tasks}}} for tasks that have a category (the
+    reasoning suite's); empty when none has."""
+    from ravens_env.tasks.suites import REASONING_TASKS
+
+    groups: dict[str, list[str]] = {}
+    for task in spec.tasks:
+        if task in REASONING_TASKS:
+            groups.setdefault(REASONING_TASKS[task], []).append(task)
+    out = {}
+    for category, tasks in groups.items():
+        out[category] = {}
+        for mode in spec.modes:
+            eps = [e for e in episodes if e["task"] in tasks and e["mode"] == mode]
+            wins = sum(e["success"] for e in eps)
+            out[category][mode] = {"rate": wins / len(eps) if eps else 0.0, "wins": wins,
+                                   "n": len(eps), "tasks": tasks,
+                                   "ci95": [round(v, 4) for v in wilson_interval(wins, len(eps))]
+                                   if eps else [0.0, 0.0]}
+    return out
+
+
 def format_table(result: dict) -> str:
     """Markdown table: one row per task, one column per mode, rate and 95% interval."""
     modes = list(next(iter(result["success_rate"].values())))
@@ -236,6 +259,10 @@ def format_table(result: dict) -> str:
         cells = [f"{by_mode[m]:.0%} [{result['ci95'][task][m][0]:.0%}, "
                  f"{result['ci95'][task][m][1]:.0%}]" for m in modes]
         lines.append(f"| {task} | {' | '.join(cells)} |")
+    for category, by_mode in result.get("by_category", {}).items():
+        cells = [f"{c['rate']:.0%} [{c['ci95'][0]:.0%}, {c['ci95'][1]:.0%}]"
+                 for c in by_mode.values()]
+        lines.append(f"| **{category}** ({by_mode[modes[0]]['n']} ep.) | {' | '.join(cells)} |")
     lines.append(f"\n{result['episodes']} episodes per cell, seeds {result['seeds'][0]}-"
                  f"{result['seeds'][1]}, situations {result['situations']}, actor "
                  f"{result['actor']}, reasoner {result['reasoner']}, planner {result['planner']}")

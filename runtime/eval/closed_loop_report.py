@@ -58,12 +58,40 @@ def markdown(s: dict) -> str:
         lines.append(f"| {task} | " + " | ".join(cells) + " |")
     lines += ["", "Success % [95% Wilson interval]" + ("; reference column in the order "
                                                        f"{' / '.join(modes)}." if ref else "."),
+              *_category_table(s, modes),
               "", *_cost_table(s, modes), "", *_cause_table(s, modes), "",
               f"Re-run one episode: `{_rerun(s)}`; replay it from its trace "
               f"(no simulator, reasoner or LLM): `codeplan replay {s['out_dir']}/runs/<run>` "
               f"(`--resimulate` runs its codeplans in a fresh simulator); each episode's "
               f"`run_dir` is in `episodes.jsonl`."]
     return "\n".join(lines) + "\n"
+
+
+def _category_table(s: dict, modes: list[str]) -> list[str]:
+    """Per-category rates (the reasoning suite), with another benchmark's per-category figures
+    beside them when the suite has some; nothing for suites without categories."""
+    cats = s.get("by_category") or {}
+    if not cats:
+        return []
+    from runtime.eval.closed_loop_suites import SUITES
+
+    suite = SUITES.get(s.get("suite") or "")
+    ref = suite.category_reference if suite else {}
+    systems = list(dict.fromkeys(k for by in ref.values() for k in by))
+    lines = ["", "| category (tasks) | " + " | ".join(modes) + "".join(
+        f" | {name}" for name in systems) + " |",
+        "|---|" + "---|" * (len(modes) + len(systems))]
+    for cat, by_mode in cats.items():
+        first = by_mode[modes[0]]
+        cells = [_pct(by_mode[m]["rate"], by_mode[m]["ci95"]) + f" ({by_mode[m]['wins']}/"
+                 f"{by_mode[m]['n']})" for m in modes]
+        cells += [f"{100 * ref[cat][k]:.1f}%" if k in ref.get(cat, {}) else "–"
+                  for k in systems]
+        lines.append(f"| {cat} ({len(first['tasks'])}) | " + " | ".join(cells) + " |")
+    note = (f"Columns after ours: {suite.category_reference_label}, published figures from "
+            "another benchmark (another simulator, objects and tasks), for scale only."
+            if systems else "")
+    return [*lines, "", note] if note else lines
 
 
 def _rerun(s: dict) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ravens_env.tasks.suites import REASONING_TASKS
+
 TEST_SEED_START = 1000  # test seeds; demos train on 0.., the actor's own eval uses 10000..
 
 
@@ -23,6 +25,9 @@ class ClosedLoopSuite:
     reference_label: str = ""
     reference: dict[str, dict[str, float]] = field(default_factory=dict)
     reference_episodes: int = 0
+    # {category: {system: rate}} from another benchmark, printed beside per-category rates
+    category_reference: dict[str, dict[str, float]] = field(default_factory=dict)
+    category_reference_label: str = ""
 
 
 # Seed paper, Table 2: success over 15 episodes; "Codeplan" = open-loop, "+Success" = validate
@@ -34,11 +39,27 @@ PAPER_TABLE2 = {
     "put-blocks-in-mismatched-bowls": {"open-loop": 0.067, "success": 0.40, "progress": 0.60},
 }
 
+# VoLo (seed 002, arXiv 2606.07723), Table 1: RoboVoLo success per category (126 tasks in
+# RoboLab / Isaac Lab, 3 episodes each), VoLoAgent (full) and the best code-as-policy baseline
+# (CaP-X-s). ANOTHER benchmark (another simulator, objects and tasks): shown for scale only.
+VOLO_CATEGORIES: dict[str, dict[str, float]] = {
+    "reference": {"VoLo full": 0.5104, "CaP-X-s": 0.0729},  # "Complex References"
+    "memory": {"VoLo full": 0.3690, "CaP-X-s": 0.1548},
+    "common-sense": {"VoLo full": 0.5444, "CaP-X-s": 0.1556},
+    "world-knowledge": {"VoLo full": 0.2500, "CaP-X-s": 0.0208},
+}
+
 SUITES: dict[str, ClosedLoopSuite] = {
     "paper-table2": ClosedLoopSuite(
         name="paper-table2", tasks=tuple(PAPER_TABLE2), modes=("open-loop", "success", "progress"),
         reference_label="seed paper (CLIPort + fine-tuned OFA)", reference=PAPER_TABLE2,
         reference_episodes=15),
+    # The reasoning suite (issue 21): 14 tasks in four categories, progress mode; test seeds
+    # 2000+ (the corpus and the grammar used dev seeds 5000+).
+    "reasoning": ClosedLoopSuite(
+        name="reasoning", tasks=tuple(REASONING_TASKS), modes=("progress",), seed_start=2000,
+        category_reference=VOLO_CATEGORIES,
+        category_reference_label="VoLo paper, RoboVoLo (another benchmark)"),
 }
 
 

@@ -170,18 +170,16 @@ _COUNT = r"\b(one|two|three|four|five|[1-5]|single)\b"
 
 def _read_count(ctx: Context) -> Goal | None:
     text = ctx.text
-    per_bowl = re.search(r"\b(each|every|per)(?: of the)? bowls?\b", text)
-    m = re.search(_COUNT + r"(?: of the)? blocks?\b", text) or re.search(
-        r"\b(a|one|single)\b.*\b(each|every|per)(?: of the)? bowl", text)
-    if m is None:
-        return None
-    n = NUMBERS.get(m.group(1), 1)
-    if per_bowl:
-        if n != 1:
-            raise ctx.refuse(f"asks for {n} blocks in each bowl, but a bowl holds one block")
+    counts = [NUMBERS[w] for w in re.findall(_COUNT, text)]
+    if re.search(r"\b(each|every|per)(?: of the)? bowls?\b", text):
+        if any(n != 1 for n in counts):
+            raise ctx.refuse(f"asks for {max(counts)} blocks in each bowl, but a bowl holds "
+                             "one block")
         return _one_per_bowl(ctx)
-    if ctx.mentions:
+    m = re.search(_COUNT + r"(?: of the)? blocks?\b", text)
+    if m is None or ctx.mentions or len(set(counts)) != 1:
         return None
+    n = NUMBERS[m.group(1)]
     if n > len(ctx.blocks):
         raise ctx.refuse(f"asks for {n} blocks in bowls; there are {len(ctx.blocks)} blocks")
     in_bowls = _in_bowls_first(ctx)
@@ -318,7 +316,8 @@ def _read_rainbow(ctx: Context) -> Goal | None:
 RAINBOW_READER = Reader("rainbow", _has(r"\brainbow\b"),
                         _words("rainbow order stack tower like a the color colors ordered as "
                                "in following of starting with at base bottom up from to top on "
-                               "each other blocks block build make put", {COLOR_WORD}),
+                               "each other blocks block build make put their follow follows "
+                               "so", {COLOR_WORD}),
                         _read_rainbow)
 
 
@@ -351,7 +350,7 @@ def _read_swap(ctx: Context) -> Goal | None:
 
 SWAP = Reader("swap", _has(r"\b(swap|switch|exchange|trade)\b"),
               _words("swap switch exchange trade places place around with and between their "
-                     "bowls blocks in the should"),
+                     "bowls blocks in the should of"),
               _read_swap)
 
 
@@ -384,6 +383,7 @@ RESTORE = Reader("restore", _has(r"\b(back|restore|return|original|initial|start
                  _words("then afterwards after that first back where it they started start "
                         "began begin restore return original initial starting positions "
                         "places spots spot place to their its every all each block blocks way "
+                        "arrangement layout state positions position scene as "
                         "were was is at the undo everything so when done in into put move "
                         "goes go and"),
                  _read_restore)
@@ -403,8 +403,8 @@ def _read_reverse(ctx: Context) -> Goal | None:
         raise ctx.refuse(f"names the {', '.join(set(named) - set(tower))}, not in the tower "
                          f"({', '.join(tower)})")
     new = tower[::-1]
-    said = re.search(r"\b(\w+ block) (?:ends up |goes |is )?(?:at the bottom|at the base)\b",
-                     ctx.text)
+    said = re.search(r"\b((?:" + "|".join(ALL_COLORS) + r") block) (?:ends up |goes |is )?"
+                     r"(?:at the bottom|at the base)\b", ctx.text)
     if said and said.group(1) != new[0]:
         raise ctx.refuse(f"wants the {said.group(1)} at the bottom, but reversing the tower "
                          f"({', '.join(tower)}, bottom to top) puts the {new[0]} there")
