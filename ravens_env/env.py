@@ -24,6 +24,7 @@ from ravens_env.cameras import (
     render_heightmap,
 )
 from ravens_env.colors import rgba
+from ravens_env.dimensions import BOWL_FLOOR
 from ravens_env.geometry import BOUNDS, cube_tilt, in_workspace, quat_to_yaw, tilt, yaw_to_quat
 from ravens_env.robot import SuctionArm
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
@@ -38,11 +39,29 @@ SETTLE_CHUNK = 8  # physics steps between stillness checks
 SETTLE_MAX = 480  # physics steps (2 s of simulated time) at most per settle
 STILL_LINEAR = 2e-3  # m/s
 STILL_ANGULAR = 2e-2  # rad/s
+START_GAP = 0.001  # metres of air under an object created in or on another (`ObjectSpec.on`)
 
 
 def _bounds_text() -> str:
     x, y, z = (f"[{lo:g}, {hi:g}]" for lo, hi in BOUNDS)
     return f"x {x} y {y} z {z} m"
+
+
+def start_position(spec: ObjectSpec, placed: dict[str, tuple[str, tuple]]
+                   ) -> tuple[float, float, float]:
+    """Where an object is created (metres): on the table, or in / on the object `spec.on`
+    names (`placed`: name -> (type, xyz) of the objects created before it), at its xy."""
+    heights = {"block": assets.BLOCK_SIZE / 2, "bowl": 0.0, "stand": assets.STAND_SIZE[2] / 2}
+    if not spec.on:
+        return (*spec.xy, heights.get(spec.type, 0.0))
+    if spec.on not in placed:
+        raise ValueError(f"{spec.name} starts on {spec.on!r}, which is not created before it")
+    kind, (x, y, z) = placed[spec.on]
+    if spec.type != "block" or kind not in ("bowl", "block"):
+        raise ValueError(f"only a block can start in a bowl or on a block, not the {spec.name} "
+                         f"on the {spec.on}")
+    base = z + BOWL_FLOOR if kind == "bowl" else z + assets.BLOCK_SIZE / 2
+    return (x, y, base + assets.BLOCK_SIZE / 2 + START_GAP)
 
 
 class TabletopEnv:
@@ -88,6 +107,7 @@ class TabletopEnv:
             raise TypeError(f"execute() takes a PickPlace, got {type(action).__name__}")
         self.steps += 1
         self._last = self._pick_and_place(action)
+        self._task_after_step()
         self._version += 1
         return self.observe()
 
@@ -131,19 +151,23 @@ class TabletopEnv:
         pb.setGravity(0, 0, -9.8, physicsClientId=c)
         assets.create_table(c)
         self.arm = SuctionArm(c)
-        self.objects = [SimObject(s, self._create(s)) for s in specs]
+        self.objects = []
+        placed: dict[str, tuple[str, tuple[float, float, float]]] = {}  # name -> type, xyz
+        for spec in specs:
+            xyz = start_position(spec, placed)
+            placed[spec.name] = (spec.type, xyz)
+            self.objects.append(SimObject(spec, self._create(spec, xyz)))
         self._version += 1
 
-    def _create(self, spec: ObjectSpec) -> int:
+    def _create(self, spec: ObjectSpec, xyz: tuple[float, float, float]) -> int:
         color = rgba(spec.color, spec.shade)
         orn = yaw_to_quat(spec.yaw)
-        x, y = spec.xy
         if spec.type == "block":
-            return assets.create_block(self.client, color, (x, y, assets.BLOCK_SIZE / 2), orn)
+            return assets.create_block(self.client, color, xyz, orn)
         if spec.type == "bowl":
-            return assets.create_bowl(self.client, color, (x, y, 0.0), orn)
+            return assets.create_bowl(self.client, color, xyz, orn)
         if spec.type == "stand":
-            return assets.create_stand(self.client, color, (x, y, assets.STAND_SIZE[2] / 2), orn)
+            return assets.create_stand(self.client, color, xyz, orn)
         raise ValueError(f"unknown object type {spec.type!r}")
 
     def settle(self) -> int:
@@ -209,6 +233,17 @@ class TabletopEnv:
             if len(happened) > ("miss" in happened):
                 steps += self.settle()
         return ActionResult(True, picked=obj.name, situations=happened, physics_steps=steps)
+
+    def _task_after_step(self) -> None:
+        """Let the task record history and move blocks on its own (a "disturbance")."""
+        moves = self.task.after_step(self.scene(visibility=False), self.steps)
+        if not moves:
+            return
+        for name, (x, y) in moves:
+            obj = next(o for o in self.objects if o.name == name)
+            self._effects.set_down(obj, x, y)
+        self._last.physics_steps += self.settle()
+        self._last.situations.append("disturbance")
 
     def _lower_and_release(self, x: float, y: float, yaw: float) -> None:
         """Bring the held object over (x, y) and lower it onto whatever is below, then let go."""

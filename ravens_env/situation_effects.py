@@ -58,7 +58,7 @@ class SituationEffects:
             return False
         victim = min(others, key=lambda o: math.dist(self._xy(o), place_xy))
         x, y = self._offset(*self._xy(victim), self.rng.uniform(0.06, 0.10))
-        self._set_down(victim, x, y)
+        self.set_down(victim, x, y)
         return True
 
     def tip(self, placed: SimObject, place_xy: tuple[float, float]) -> bool:
@@ -73,7 +73,7 @@ class SituationEffects:
         bx, by = self._xy(bowl)
         for k, block in enumerate(self._contents(bowl)):
             r = 0.10 + 0.03 * k
-            self._set_down(block, *self._clip(bx + r * math.cos(theta), by + r * math.sin(theta)))
+            self.set_down(block, *self._clip(bx + r * math.cos(theta), by + r * math.sin(theta)))
         nx, ny = self._clip(bx - 0.02 * math.cos(theta), by - 0.02 * math.sin(theta))
         pb.resetBasePositionAndOrientation(bowl.body, (nx, ny, 0.0), yaw_to_quat(theta),
                                            physicsClientId=self.env.client)
@@ -92,7 +92,7 @@ class SituationEffects:
         side = min(sides, key=sides.get)
         x = {"x-": BOUNDS[0, 0] + gap, "x+": BOUNDS[0, 1] - gap}.get(side, x)
         y = {"y-": BOUNDS[1, 0] + gap, "y+": BOUNDS[1, 1] - gap}.get(side, y)
-        self._set_down(block, x, y)
+        self.set_down(block, x, y)
         return True
 
     # -- helpers -----------------------------------------------------------------------------
@@ -122,7 +122,7 @@ class SituationEffects:
         return (float(np.clip(x, BOUNDS[0, 0] + EDGE_MARGIN, BOUNDS[0, 1] - EDGE_MARGIN)),
                 float(np.clip(y, BOUNDS[1, 0] + EDGE_MARGIN, BOUNDS[1, 1] - EDGE_MARGIN)))
 
-    def _set_down(self, obj: SimObject, x: float, y: float) -> None:
+    def set_down(self, obj: SimObject, x: float, y: float) -> None:
         """Teleport a block upright just above the surface at (x, y), random yaw."""
         c = self.env.client
         pb.resetBasePositionAndOrientation(obj.body, PARK, (0, 0, 0, 1), physicsClientId=c)

@@ -31,13 +31,19 @@ LAYOUT_MARGIN = 0.03  # metres kept free inside the workspace edge
 
 @dataclass(frozen=True)
 class ObjectSpec:
-    """An object to create at reset; `xy` in metres, `yaw` in radians."""
+    """An object to create at reset; `xy` in metres, `yaw` in radians.
+
+    `on` names an object earlier in the spec list that this one starts in or on (a block in a
+    bowl, a block on a block): the env then takes the xy of that object and computes the start
+    height from it; physics settles everything as usual.
+    """
 
     type: str
     color: str
     xy: tuple[float, float]
     yaw: float = 0.0
     shade: str = ""
+    on: str = ""
 
     @property
     def name(self) -> str:
@@ -68,12 +74,62 @@ def sample_layout(rng: np.random.Generator, kinds: list[str], tries: int = 2000)
     return [(x, y, yaw) for x, y, yaw, _ in placed]
 
 
+def draw_spot(rng: np.random.Generator, specs: list[ObjectSpec], clearance: float,
+              tries: int = 2000) -> tuple[float, float]:
+    """A table point (metres) whose distance to the edge of every object's footprint is at
+    least `clearance`, and where a block fits inside the workspace margin."""
+    lo = BOUNDS[:2, 0] + LAYOUT_MARGIN + FOOTPRINT["block"]
+    hi = BOUNDS[:2, 1] - LAYOUT_MARGIN - FOOTPRINT["block"]
+    for _ in range(tries):
+        x, y = rng.uniform(lo, hi)
+        if all(math.hypot(x - s.xy[0], y - s.xy[1]) >= FOOTPRINT[s.type] + clearance
+               for s in specs):
+            return (float(x), float(y))
+    raise LayoutError(f"no spot {clearance} m clear of every object after {tries} tries")
+
+
+def scene_specs(rng: np.random.Generator, bowls: list[str], blocks: list[str],
+                inside: dict[str, str] | None = None) -> list[ObjectSpec]:
+    """Specs of bowls and blocks (by color), bowls first. A block color that `inside` maps to
+    a bowl color starts in that bowl; the rest get non-overlapping table spots."""
+    inside = inside or {}
+    table = [c for c in blocks if c not in inside]
+    layout = sample_layout(rng, ["bowl"] * len(bowls) + ["block"] * len(table))
+    specs = [ObjectSpec("bowl", c, (x, y), yaw)
+             for c, (x, y, yaw) in zip(bowls, layout[:len(bowls)], strict=True)]
+    where = {s.color: s.xy for s in specs}
+    spots = iter(layout[len(bowls):])
+    for color in blocks:
+        if color in inside:
+            bowl = inside[color]
+            yaw = float(rng.uniform(-math.pi, math.pi))
+            specs.append(ObjectSpec("block", color, where[bowl], yaw, on=f"{bowl} bowl"))
+        else:
+            x, y, yaw = next(spots)
+            specs.append(ObjectSpec("block", color, (x, y), yaw))
+    return specs
+
+
 def pick_colors(rng: np.random.Generator, split: str, n: int, exclude=()) -> list[str]:
     """`n` distinct colors from a split, in random order."""
     pool = [c for c in colors_for_split(split) if c not in exclude]
     if n > len(pool):
         raise ValueError(f"split {split!r} has only {len(pool)} colors, {n} needed")
     return [pool[i] for i in rng.permutation(len(pool))[:n]]
+
+
+def pick_from(rng: np.random.Generator, pool: tuple[str, ...] | list[str], n: int,
+              exclude=()) -> list[str]:
+    """`n` distinct items of `pool` (not in `exclude`), in random order."""
+    items = [c for c in pool if c not in exclude]
+    if n > len(items):
+        raise ValueError(f"only {len(items)} of {list(pool)} are left, {n} needed")
+    return [items[i] for i in rng.permutation(len(items))[:n]]
+
+
+def pick_template(rng: np.random.Generator, templates: tuple[str, ...], **values) -> str:
+    """One of a task's instruction templates, drawn per seed, filled with `values`."""
+    return templates[int(rng.integers(len(templates)))].format(**values)
 
 
 class Task(ABC):
@@ -85,6 +141,7 @@ class Task(ABC):
 
     task_id: ClassVar[str]
     summary: ClassVar[str]
+    category: ClassVar[str] = ""  # "" or one of the reasoning suite's CATEGORIES
 
     def __init__(self) -> None:
         self.instruction = ""
@@ -101,6 +158,22 @@ class Task(ABC):
     @abstractmethod
     def oracle_step(self, scene: Scene) -> str | None:
         """The next step in words for the scripted oracle, or None when nothing is left."""
+
+    @property
+    def params(self) -> dict:
+        """This episode's drawn values (JSON-able) that the instruction and success depend on;
+        parsers and corpora are written against these names."""
+        return {}
+
+    def after_step(self, scene: Scene, step: int) -> list[tuple[str, tuple[float, float]]]:
+        """Called by the env at the end of every `execute` — once the pick-place has settled,
+        or at once when the action was refused — with `step` = env.steps (1 first).
+
+        A task records the history its success needs here, and returns blocks the world moves
+        on its own: (block name, table xy in metres) pairs, each set down just above whatever
+        is at that xy (the env records a "disturbance" situation). Default: nothing.
+        """
+        return []
 
     @property
     def n_goal_steps(self) -> int:

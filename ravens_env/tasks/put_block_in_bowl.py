@@ -50,6 +50,10 @@ class PutBlockInBowl(Task):
         return self.specs
 
     @property
+    def params(self) -> dict:
+        return {"pick": self.target[0], "place": self.target[1]}
+
+    @property
     def n_goal_steps(self) -> int:
         return 1
 

@@ -41,3 +41,8 @@ def task_ids() -> list[str]:
 
 def task_summary(task_id: str) -> str:
     return _SUMMARIES[task_id]
+
+
+def task_category(task_id: str) -> str:
+    """The task's reasoning category ("" for the tasks outside the reasoning suite)."""
+    return make_task(task_id).category

@@ -59,6 +59,10 @@ class StackBlocks(Task):
         return self.specs
 
     @property
+    def params(self) -> dict:
+        return {"base": self.base}
+
+    @property
     def n_goal_steps(self) -> int:
         return len(self.specs) - 1
 

@@ -28,14 +28,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _tasks_list(args: argparse.Namespace) -> int:
-    from ravens_env.tasks import task_ids, task_summary
+    from ravens_env.tasks import task_category, task_ids, task_summary
 
-    rows = [{"id": t, "summary": task_summary(t)} for t in task_ids()]
+    rows = [{"id": t, "summary": task_summary(t), "category": task_category(t)}
+            for t in task_ids()]
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         width = max(len(r["id"]) for r in rows)
-        print("\n".join(f"{r['id']:<{width}}  {r['summary']}" for r in rows))
+        cat = max(len(r["category"]) for r in rows)
+        print("\n".join(f"{r['id']:<{width}}  {r['category'] or '-':<{cat}}  {r['summary']}"
+                        for r in rows))
     return 0
 
 
@@ -49,12 +52,14 @@ def _tasks_show(args: argparse.Namespace) -> int:
             from PIL import Image
 
             Image.fromarray(obs.front_rgb).save(args.image)
+        params, category = env.task.params, env.task.category
     data = {"task": args.task, "seed": args.seed, "instruction": obs.instruction,
-            **scene.to_json()}
+            "category": category, "params": params, **scene.to_json()}
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
     print(f"{args.task} (seed {args.seed}): {obs.instruction}")
+    print(f"  category {category or '-'}  params {json.dumps(params)}")
     for o in scene.objects:
         x, y, z = o.position
         print(f"  {o.name:<16} at ({x:.3f}, {y:.3f}, {z:.3f}) m  yaw {o.yaw:+.2f}  "

@@ -59,12 +59,15 @@ def test_success_is_false_at_start_and_false_again_when_undone(task, env):
     env.reset(task, 4)
     assert not env.success()
     assert run_oracle_episode(env, task, 4)["success"]
-    # Undo: move the highest block to a free spot on the table; the goal must break.
+    # Undo: move the highest block to a free spot on the table (for empty-the-bowl, into the
+    # bowl that had to be emptied); the goal must break.
     scene = env.scene(visibility=False)
     top = max(scene.of_type("block"), key=lambda o: o.position[2])
     obj = next(o for o in env.objects if o.name == top.name)
-    pb.resetBasePositionAndOrientation(obj.body, (*_free_spot(scene), 0.021), (0, 0, 0, 1),
-                                       physicsClientId=env.client)
+    xyz = (*_free_spot(scene), 0.021)
+    if task == "empty-the-bowl":
+        xyz = (*scene.get(env.task.params["bowl"]).position[:2], 0.03)
+    pb.resetBasePositionAndOrientation(obj.body, xyz, (0, 0, 0, 1), physicsClientId=env.client)
     env.settle()
     assert not env.success()
 
