@@ -4,12 +4,14 @@
     codeplan eval closed-loop --task put-blocks-in-mismatched-bowls --modes success,progress
     codeplan eval actor --checkpoint runs/cliport --task put-block-in-bowl --episodes 100 [--json]
     codeplan eval vqa --suite paper-table1        # or --model default,ofa --data data/vqa-val
+    codeplan eval oracle --suite reasoning --episodes 100 [--seed-start 0] [--json]
 
 closed-loop: a suite fixes tasks, modes and seeds and writes results/<suite>/<date>/
 (episodes.jsonl, runs/, summary.json, table.md, table.csv, success.png, command.txt); `--task`
 runs an ad-hoc grid into results/closed-loop/ (or `--out`). `codeplan results` copies the newest
 suite table into docs/RESULTS.md. actor: any actor checkpoint alone (no planner, no reasoner).
 vqa: the seed paper's Table 1 (accuracy per split and answer type) for one or more reasoners.
+oracle: the scripted oracle's success per task (no situations), the bound any system is under.
 Heavy imports (torch, the simulator) happen in the handlers, so `codeplan --help` stays fast.
 """
 
@@ -41,12 +43,13 @@ if TYPE_CHECKING:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Add `eval closed-loop`, `eval actor` and `eval vqa` to the `codeplan` verbs."""
+    """Add `eval closed-loop`, `eval actor`, `eval vqa` and `eval oracle` to the verbs."""
     esub = add_group(subparsers, "eval", "evaluations that print rates with 95%% intervals",
                      "eval commands", "TARGET")
     add_closed_loop_parser(esub)
     add_actor_parser(esub)
     add_vqa_parser(esub)
+    add_oracle_parser(esub)
 
 
 # -- codeplan eval closed-loop -------------------------------------------------------------
@@ -278,3 +281,31 @@ def _suite_settings(args: argparse.Namespace) -> VqaSuite | None:
     if args.data is None:
         args.data = prepare_data(suite, progress=not args.json)
     return suite
+
+
+# -- codeplan eval oracle ------------------------------------------------------------------
+def add_oracle_parser(esub: argparse._SubParsersAction) -> None:
+    """Add `oracle` to the `eval` group: the scripted oracle's success per task."""
+    p = esub.add_parser("oracle", help="success rate of the scripted oracle per task")
+    p.add_argument("--suite", default=None, help="a task suite (reasoning)")
+    p.add_argument("--task", default=None, help="task id(s), comma-separated (instead of --suite)")
+    p.add_argument("--episodes", type=positive_int, default=100)
+    p.add_argument("--seed-start", type=non_negative_int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_oracle)
+
+
+def _eval_oracle(args: argparse.Namespace) -> int:
+    """Run the oracle on every task of --suite / --task; print the table (or JSON)."""
+    from ravens_env.tasks.suites import TASK_SUITES, suite_tasks
+    from runtime.eval.oracle_check import format_oracle_check, oracle_check
+
+    if bool(args.suite) == bool(args.task):
+        raise CliError(f"give one of --suite ({', '.join(TASK_SUITES)}) or --task")
+    try:
+        tasks = suite_tasks(args.suite) if args.suite else _split(args.task)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    result = oracle_check(tasks, args.episodes, args.seed_start, progress=not args.json)
+    print(json.dumps(result, indent=2) if args.json else format_oracle_check(result))
+    return 0
