@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ravens_env.assets import BLOCK_SIZE, BOWL_RADIUS, STAND_SIZE
 from ravens_env.colors import colors_for_split
+from ravens_env.dimensions import BLOCK_SIZE, BOWL_RADIUS, STAND_SIZE
 from ravens_env.geometry import BOUNDS
 from ravens_env.scene_graph import Scene
 

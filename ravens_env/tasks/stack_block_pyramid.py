@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ravens_env.assets import BLOCK_SIZE, STAND_SIZE
+from ravens_env.dimensions import BLOCK_SIZE, STAND_SIZE
 from ravens_env.scene_graph import Scene, SceneObject
 from ravens_env.tasks.base import ObjectSpec, Task, pick_colors, sample_layout
 

@@ -1,8 +1,10 @@
 """Named task lists: the reasoning suite (GitHub issue 21) and its categories.
 
 Why: the oracle check (`codeplan eval oracle --suite reasoning`) and the closed-loop suite
-that comes later must run the same tasks and group them by the same categories; this is the
-one list both import. It imports the task package (and so PyBullet): import it in handlers.
+`reasoning` (`runtime/eval/closed_loop_suites.py`) must run the same tasks and group them by
+the same categories; this is the one list both import. The task package imports no PyBullet
+(only `env.py` does), so a parser module may import this list at its top and `codeplan
+--help` stays light.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ answers, start relations from `ObjectSpec.on`, the disturbance hook, and the ora
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -56,6 +58,14 @@ def test_the_suite_lists_the_fourteen_tasks_with_their_categories():
     for task, category in REASONING_TASKS.items():
         assert category in CATEGORIES and make_task(task).category == category
     assert make_task("put-block-in-bowl").category == ""
+
+
+def test_the_suite_list_imports_no_simulator():
+    """`codeplan --help` builds parsers that import the list: it must not load PyBullet."""
+    program = "import sys, ravens_env.tasks.suites; print('pybullet' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
 
 
 @pytest.mark.parametrize("task", list(REASONING_TASKS))
