@@ -46,7 +46,8 @@ _MENTION = re.compile(r"\b(" + "|".join(COLORS) + r") (block|bowl)\b")
 @dataclass(frozen=True)
 class Intent:
     """family: "bowls" (every block into bowls by colour), "one" (one named block to one named
-    place), "stack" (one tower of all blocks), "pyramid", or None. polarity ("same" or
+    place), "stack" (one tower of all blocks), "pyramid", a reasoning form ("except", "count",
+    "refer", "swap", "restore", "reverse", "rainbow", "flag", ...), or None. polarity ("same" or
     "different") only for "bowls". base: the named bottom block of a stack. pick/place: the
     named block and place of "one"."""
 
@@ -86,6 +87,15 @@ def color_polarity(instruction: str) -> str | None:
     return "same" if votes["same"] > votes["different"] else "different"
 
 
+def _reasoning_form(text: str) -> str | None:
+    """The reasoning suite's form the words trigger ("except", "count", "swap", "restore",
+    ...; `reasoning_readers.READERS`), or None. Such instructions get their own example and
+    no colour or tower check in the dry run (whose checks know the classic families only)."""
+    from runtime.planners.reasoning_readers import READERS
+
+    return next((r.name for r in READERS if r.trigger(text)), None)
+
+
 def _by_color(clause: str) -> int:
     """"sort by color", "its color", "their color", "the block's color": the block's own
     colour ("same color" is counted by its word "same")."""
@@ -108,6 +118,9 @@ def read_intent(instruction: str) -> Intent:
     bowls = [m for m in mentions if m.endswith("bowl")]
     if _PYRAMID.search(text):
         return Intent("pyramid")
+    reasoning = _reasoning_form(text)
+    if reasoning and color_polarity(instruction) is None:
+        return Intent(reasoning)
     if ("bowl" in words or "bowls" in words) and not bowls and words & _ALL \
             and not words & _TOWER:
         return Intent("bowls", color_polarity(instruction))

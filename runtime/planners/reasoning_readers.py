@@ -45,7 +45,9 @@ ORDINALS = {"leftmost": "leftmost", "rightmost": "rightmost",
             "second from the left": "second from the left",
             "second from the right": "second from the right",
             "second from left": "second from the left",
-            "second from right": "second from the right"}
+            "second from right": "second from the right",
+            "second block from the left": "second from the left",
+            "second block from the right": "second from the right"}
 RELATIONS = ("left of", "right of", "in front of", "behind")
 COLOR_WORD = "<color>"  # in a vocabulary: bare colour words are accounted for
 
@@ -240,8 +242,8 @@ def _read_empty(ctx: Context) -> Goal | None:
                                                   if inside else " (it looked empty)"))
 
 
-EMPTY = Reader("empty", _has(r"\bempty\b|\bout of\b|\bremove\b|\bnothing is left in\b|"
-                             r"\bno block in it\b"),
+EMPTY = Reader("empty", _has(r"\bempty\b|\bout of the \w+ bowl\b|\bremove\b.*\bfrom the \w+ "
+                             r"bowl\b|\bnothing is left in\b|\bno block in it\b"),
                _words("empty take out of remove from nothing is left no block in it at the "
                       "end should have get put anywhere else make sure i want"),
                _read_empty)
@@ -453,7 +455,7 @@ def _read_refer(ctx: Context) -> Goal | None:
                 place=places[0])
 
 
-REFER = Reader("refer", _has(r"\b(leftmost|rightmost|second from (the )?(left|right))\b|"
+REFER = Reader("refer", _has(r"\b(leftmost|rightmost|second (block )?from (the )?(left|right))\b|"
                              r"\b(block|one|is|that) (left of|right of|in front of|behind) the"),
                _words("leftmost rightmost second from the left right of in front behind block "
                       "one that is which whichever find take pick grab drop goes go it and "

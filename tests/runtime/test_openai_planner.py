@@ -524,7 +524,7 @@ def test_every_few_shot_example_passes_the_dry_run_on_its_own_scene():
         objects = re.findall(r"'([^']+)'", lines["Scene"])
         facts = [tuple(re.fullmatch(r"(.+ block) is (in|on) (.+)", f.strip()).groups())
                  for f in lines["Now"].rstrip(".").split(";") if " is " in f]
-        request = PlanRequest(lines["Instruction"], objects, facts)
+        request = PlanRequest(lines["Instruction"], objects, facts, initial_facts=facts)
         source = with_imports(example.split("```python\n")[1].split("```")[0])
         assert check_plan(source, request) is None, example
         _moves, message = dry_run(source, request)
