@@ -56,6 +56,13 @@ def format_facts(facts: list[tuple[str, str, str]]) -> str:
     return "; ".join(" ".join(str(x) for x in f) for f in facts) or "none"
 
 
+def format_history(history: list[tuple[str, str]]) -> str:
+    """The puts executed so far, in order: what "first ..., then ..." instructions need."""
+    if not history:
+        return "nothing yet."
+    return "; ".join(f"put_first_on_second({p!r}, {q!r})" for p, q in history) + "."
+
+
 def format_scene(objects: list[str]) -> str:
     """"blocks 'red block', 'blue block'; bowls 'blue bowl'" (plus other objects). Why quoted
     names: the examples loop over a list, and a small model copies a list reliably where it
@@ -183,6 +190,7 @@ def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[
         if len(request.feedback) > 1:
             feedback += " (before that: " + "; ".join(request.feedback[:-1]) + ")"
         user = render("planner_recovery.txt", directory, **scene, attempt=request.attempt,
-                      feedback=feedback)
+                      feedback=feedback, start=format_now(request.initial_facts or request.facts),
+                      history=format_history(request.history))
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": user.strip()}]

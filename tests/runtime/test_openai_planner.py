@@ -168,8 +168,22 @@ def test_recovery_prompt_is_the_task_afresh_with_a_note_of_what_went_wrong(chat)
     assert "do not move blocks that are already where the instruction wants them" in user
     # the failed codeplan is not shown again (the model kept editing its own broken code)
     assert previous not in user
+    # memory: the scene at the start and the puts made so far (none in this request)
+    assert "\nAt the start: no block is in a bowl" in user and "\nDone so far: nothing yet." in user
     # a recovery samples (at temperature 0 it returned the failed code byte for byte)
     assert sent["temperature"] == 0.7 and sent["seed"] == 1
+
+
+def test_recovery_prompt_shows_the_start_and_the_puts_so_far(chat):
+    planner_for(chat).plan(PlanRequest("put the red block in the blue bowl", OBJECTS,
+                                       [("red block", "in", "green bowl")],
+                                       feedback=["not as asked yet"], attempt=1,
+                                       initial_facts=[("red block", "in", "blue bowl")],
+                                       history=[("red block", "green bowl")]))
+    user = chat.requests[0]["body"]["messages"][-1]["content"]
+    assert "Now: red block is in green bowl." in user
+    assert "At the start: red block is in blue bowl." in user
+    assert "Done so far: put_first_on_second('red block', 'green bowl')." in user
 
 
 def test_unfenced_python_reply_is_used_and_missing_usage_counts_zero(chat):
