@@ -147,7 +147,7 @@ def _read_except(ctx: Context) -> Goal | None:
     if m is None:
         return None
     color = m.group(1)
-    if len(set(_colors_in(text))) != 1:
+    if len(set(_colors_in(re.sub(r"\b\w+ bowls?\b", "", text)))) != 1:
         raise ctx.refuse("names more than one colour; I read 'every block except one colour'")
     excluded = f"{color} block"
     if excluded not in ctx.blocks:
