@@ -40,6 +40,7 @@ _NEGATION = {"not", "no", "never", "none", "nothing", "neither", "nor", "without
 _ALL = {"all", "every", "each", "blocks", "both", "everything"}
 _TOWER = {"stack", "stacked", "stacking", "tower", "pile", "piled", "atop"}
 _PYRAMID = re.compile(r"\bpyramid\b|\b3 2 1\b|\bthree two (and )?one\b|\b321\b")
+_SUBSET_FORMS = ("except", "count", "tidy")
 _MENTION = re.compile(r"\b(" + "|".join(COLORS) + r") (block|bowl)\b")
 
 
@@ -119,7 +120,9 @@ def read_intent(instruction: str) -> Intent:
     if _PYRAMID.search(text):
         return Intent("pyramid")
     reasoning = _reasoning_form(text)
-    if reasoning and color_polarity(instruction) is None:
+    # "every block except ..." with same/different-colour words is still a bowls-by-colour
+    # task; the other forms are never ("the block right of" is no colour word)
+    if reasoning and (reasoning not in _SUBSET_FORMS or color_polarity(instruction) is None):
         return Intent(reasoning)
     if ("bowl" in words or "bowls" in words) and not bowls and words & _ALL \
             and not words & _TOWER:

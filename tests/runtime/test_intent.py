@@ -76,3 +76,15 @@ def test_every_dev_wording_is_read_as_its_task():
             words = row["instruction"].format(pick="red", place="blue", base="green block")
             intent = read_intent(words)
             assert (intent.family, intent.polarity) == family[row["task"]], words
+
+
+@pytest.mark.parametrize(("text", "family"), [
+    ("pick up the block right of the purple block and put it in the pink bowl", "refer"),
+    ("put the rightmost block in the red bowl", "refer"),
+    ("put every block except the red one in a bowl", "except"),
+    ("swap the red block and the blue block", "swap"),
+    ("reverse the tower", "reverse"),
+    ("put the blocks in bowls of a different color", "bowls"),
+])
+def test_reasoning_forms_get_their_own_family(text, family):
+    assert read_intent(text).family == family
