@@ -206,7 +206,7 @@ def _one_per_bowl(ctx: Context) -> Goal:
 
 COUNT = Reader("count", _has(_COUNT + r"(?: of the)? blocks?\b|\b(each|every|per)(?: of the)? "
                          r"bowls?\b"),
-               _words(_SUBSET_WORDS, "exactly any of no more fewer less than which doesnot "
+               _words(_SUBSET_WORDS, "exactly any of no more fewer less than which doesnot give fill choose "
                       "does not matter choose per single just fill give make sure has have "
                       "with one two three four five 1 2 3 4 5 it"),
                _read_count)
@@ -382,7 +382,8 @@ def _first_puts(ctx: Context, head: str) -> tuple[tuple[str, str], ...]:
 
 
 RESTORE = Reader("restore", _has(r"\b(back|restore|return|original|initial|started|undo)\b"),
-                 _words("then afterwards after that first back where it they started start "
+                 _words("then afterwards after that first back where it they started start restore "
+                        "return undo "
                         "began begin restore return original initial starting positions "
                         "places spots spot place to their its every all each block blocks way "
                         "arrangement layout state positions position scene as "
@@ -457,7 +458,7 @@ def _read_refer(ctx: Context) -> Goal | None:
 
 REFER = Reader("refer", _has(r"\b(leftmost|rightmost|second (block )?from (the )?(left|right))\b|"
                              r"\b(block|one|is|that) (left of|right of|in front of|behind) the"),
-               _words("leftmost rightmost second from the left right of in front behind block "
+               _words("leftmost rightmost second from the left right of in front behind block find "
                       "one that is which whichever find take pick grab drop goes go it and "
                       "in into to inside of blocks place"),
                _read_refer)
