@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from ravens_env.colors import ALL_COLORS
 from runtime.planners.base import PlannerError
+from runtime.planners.goal import Goal, Reference  # noqa: F401  (re-exported)
 from runtime.planners.intent import color_polarity
 from runtime.planners.reasoning_readers import COLOR_WORD, READERS, Context, Memory, Reader, _words
-from runtime.planners.goal import Goal, Reference  # noqa: F401  (re-exported)
 from runtime.planners.scene_state import STAND, kind_of
 
 FAMILIES = ("matching", "mismatched", "put", "stack-all", "pyramid")
@@ -32,10 +32,10 @@ NEUTRAL_VERBS = ("put", "place", "move", "set", "drop", "get", "take", "grab", "
                  "transfer", "carry", "lift", "shift", "relocate", "position", "deposit", "lay",
                  "load", "insert", "stow", "store", "slide", "drag", "toss", "pop", "stick",
                  "plop", "tuck", "arrange", "want", "need", "goes", "go", "should")
-VERBS = NEUTRAL_VERBS + (
-    "stack", "sort", "pile", "fill", "organize", "group", "swap", "switch", "exchange", "trade",
-    "reverse", "flip", "rebuild", "restack", "turn", "empty", "remove", "tidy", "clean", "clear",
-    "give", "restore", "return", "undo", "match", "choose", "find", "leave", "mismatch")
+VERBS = (*NEUTRAL_VERBS, "stack", "sort", "pile", "fill", "organize", "group", "swap", "switch",
+         "exchange", "trade", "reverse", "flip", "rebuild", "restack", "turn", "empty", "remove",
+         "tidy", "clean", "clear", "give", "restore", "return", "undo", "match", "choose", "find",
+         "leave", "mismatch")
 BUILD_VERBS = ("build", "make", "create", "form", "assemble")  # only with a structure:
 STRUCTURES = ("tower", "pyramid", "stack", "pile")  # "make a tower", not "make me a coffee"
 MISMATCH = ("different", "mismatch", "do not match", "does not match", "dont match",
@@ -307,22 +307,23 @@ def _classic(name: str, trigger: str, vocab: str, reader) -> Reader:
     return Reader(name, lambda text: re.search(trigger, text) is not None, _words(vocab), read)
 
 
-_COLOR_WORDS = ("sort organize group mismatch same match matching matches matched own corresponding identical correct right "
-                "different differently differing differ differs mismatch mismatched "
-                "mismatching mismatches unmatched nonmatching non wrong another other than "
-                "contrasting unlike not no never none nothing neither nor without color colors "
-                "colored its their each every all in into inside of by with that which whose "
-                "share shares sharing sort sits sit sitting up from one per both has have but "
-                "darker dark lighter light shaded shade version even though mix them to "
-                "bowls blocks where isn are is the a s")
+_COLOR_WORDS = ("sort organize group mismatch same match matching matches matched own "
+                "corresponding identical correct right different differently differing differ "
+                "differs mismatch mismatched mismatching mismatches unmatched nonmatching non "
+                "wrong another other than contrasting unlike not no never none nothing neither "
+                "nor without color colors colored its their each every all in into inside of by "
+                "with that which whose share shares sharing sort sits sit sitting up from one "
+                "per both has have but darker dark lighter light shaded shade version even "
+                "though mix them to bowls blocks where isn are is the a s")
 _CLASSIC = (
-    _classic("pyramid", r"\bpyramid\b", "stack pile pyramid 3 2 1 three two one six 6 level levels row "
-             "bottom middle top above them on stand with from all of out in at a as into "
-             "blocks block the", _pyramid),
+    _classic("pyramid", r"\bpyramid\b", "stack pile pyramid 3 2 1 three two one six 6 level "
+             "levels row bottom middle top above them on stand with from all of out in at a "
+             "as into blocks block the", _pyramid),
     _classic("colour-bowls", r"\bbowls?\b", _COLOR_WORDS, _color_bowls),
-    _classic("put", r"\b(block|bowl)\b", "in into inside on onto to atop top of over from "
-             "out off then and it goes", _put),
-    _classic("stack", r"\b(stack|stacked|tower|pile|piled|top)\b|\bblocks on\b", "stack stacked tower pile "
-             "piled all every each on top of one another other into in a single with at bottom "
-             "as base starting from use until they form out build", _stack_all),
+    _classic("put", r"\b(block|bowl)\b", "stack pile in into inside on onto to atop top of "
+             "over from out off then and it goes", _put),
+    _classic("stack", r"\b(stack|stacked|tower|pile|piled|top)\b|\bblocks on\b", "stack "
+             "stacked tower pile piled all every each on top of one another other into in a "
+             "single with at bottom as base starting from use until they form out build",
+             _stack_all),
 )

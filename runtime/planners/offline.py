@@ -8,7 +8,6 @@ instruction, perceived objects and facts, feedback), same output (codeplan sourc
 from __future__ import annotations
 
 import time
-
 from dataclasses import replace
 
 from runtime.planners.base import Codeplan, PlannerError, PlanRequest

@@ -17,6 +17,7 @@ green for primary, which RGB calls primary) make the reader refuse rather than g
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -206,7 +207,7 @@ def _one_per_bowl(ctx: Context) -> Goal:
 
 COUNT = Reader("count", _has(_COUNT + r"(?: of the)? blocks?\b|\b(each|every|per)(?: of the)? "
                          r"bowls?\b"),
-               _words(_SUBSET_WORDS, "exactly any of no more fewer less than which doesnot give fill choose "
+               _words(_SUBSET_WORDS, "exactly any of no more fewer less than which doesnot "
                       "does not matter choose per single just fill give make sure has have "
                       "with one two three four five 1 2 3 4 5 it"),
                _read_count)
@@ -310,7 +311,7 @@ def _read_rainbow(ctx: Context) -> Goal | None:
     if named and named != expected and named != ["red"]:
         raise ctx.refuse(f"names the colours {', '.join(named)}, which is not the rainbow "
                          f"order of the blocks ({', '.join(order)})")
-    accept = [(upper, (lower,)) for lower, upper in zip(order, order[1:], strict=False)]
+    accept = [(upper, (lower,)) for lower, upper in itertools.pairwise(order)]
     return Goal("tower", ctx.instruction, blocks=tuple(order), accept=tuple(accept),
                 note=f"one tower in rainbow order, bottom to top: {', '.join(order)}")
 
@@ -411,7 +412,7 @@ def _read_reverse(ctx: Context) -> Goal | None:
     if said and said.group(1) != new[0]:
         raise ctx.refuse(f"wants the {said.group(1)} at the bottom, but reversing the tower "
                          f"({', '.join(tower)}, bottom to top) puts the {new[0]} there")
-    accept = [(upper, (lower,)) for lower, upper in zip(new, new[1:], strict=False)]
+    accept = [(upper, (lower,)) for lower, upper in itertools.pairwise(new)]
     return Goal("tower", ctx.instruction, blocks=tuple(new), accept=tuple(accept),
                 check_end=True, note="the tower reversed, bottom to top: " + ", ".join(new))
 

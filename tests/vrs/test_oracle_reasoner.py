@@ -64,8 +64,8 @@ def test_after_the_scripted_oracle_every_block_is_in_its_bowl(env):
 
 
 def test_an_older_image_is_answered_from_the_scene_of_its_moment():
-    from ravens_env.env import TabletopEnv
     from ravens_env.agents.oracle import OracleActor
+    from ravens_env.env import TabletopEnv
     from vrs.oracle import MOMENTS_KEPT, OracleReasoner
 
     with TabletopEnv() as env:
