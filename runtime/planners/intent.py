@@ -94,7 +94,10 @@ def _reasoning_form(text: str) -> str | None:
     no colour or tower check in the dry run (whose checks know the classic families only)."""
     from runtime.planners.reasoning_readers import READERS
 
-    return next((r.name for r in READERS if r.trigger(text)), None)
+    form = next((r.name for r in READERS if r.trigger(text)), None)
+    if form == "refer":  # two examples: a relation to an object, or a place in the row
+        return "ordinal" if re.search(r"\b(leftmost|rightmost|second)\b", text) else "relation"
+    return form
 
 
 def _by_color(clause: str) -> int:

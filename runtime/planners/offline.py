@@ -37,7 +37,7 @@ class OfflinePlanner:
         or no sequence of put actions reaches its goal."""
         started = time.perf_counter()
         state = scene_state(list(request.objects), list(request.facts))
-        goal = parse_instruction(request.instruction, list(request.objects), _memory(request,
+        goal = parse_instruction(request.instruction, list(request.objects), memory_of(request,
                                                                                   state))
         if goal.family == "refer":
             source, n = self._refer(request, goal, state)
@@ -78,7 +78,9 @@ class OfflinePlanner:
         return source, max(len(s.steps) for s in plans.values())
 
 
-def _memory(request: PlanRequest, state: SceneState) -> Memory:
+def memory_of(request: PlanRequest, state: SceneState) -> Memory:
+    """The episode's memory as the readers take it: each block's place at the start (the
+    first perception; the facts now when there was none), the puts made, the places now."""
     initial = scene_state(list(request.objects), list(request.initial_facts or request.facts))
     return Memory({b: initial.resting_on(b) for b in initial.blocks},
                   tuple(tuple(h) for h in request.history),

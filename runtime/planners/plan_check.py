@@ -14,7 +14,7 @@ reject what is wrong under the instruction's reading; when the words do not sett
 from __future__ import annotations
 
 from primitives.reasoning_actions import RELATIONS
-from runtime.planners.base import PlanRequest
+from runtime.planners.base import PlannerError, PlanRequest
 
 
 class _Done(BaseException):
@@ -269,6 +269,34 @@ def _goal_problem(moves: list[tuple[str, str]], request: PlanRequest) -> str | N
         return _stack_goal(support, intent.base)
     if intent.family == "pyramid":
         return _pyramid_goal(support)
+    if intent.family:
+        return _reading_goal(support, request)
+    return None
+
+
+def _reading_goal(support: dict[str, str], request: PlanRequest) -> str | None:
+    """A reasoning form against the offline planner's reading of the same words (with the
+    episode's memory): every block the reading places must end where it accepts. Nothing
+    when the offline grammar refuses the words or names the block only at run time (a
+    reference). Why: the 1.5B model swapped two blocks by parking one and moving the other,
+    then said done (dev seed 5000 of swap-blocks-in-bowls)."""
+    from runtime.planners.instruction_parser import parse_instruction
+    from runtime.planners.offline import memory_of
+    from runtime.planners.scene_state import scene_state
+
+    state = scene_state(list(request.objects), list(request.facts))
+    try:
+        goal = parse_instruction(request.instruction, list(request.objects),
+                                 memory_of(request, state))
+    except PlannerError:
+        return None
+    for block, places in goal.accept:
+        end = support.get(block, "table")
+        if end not in places:
+            where = (" or ".join(f"the {p}" for p in places) if len(places) <= 2
+                     else "one of " + ", ".join(f"the {p}" for p in places[:6]))
+            return (f"it leaves the {block} on/in the {end}, but the instruction wants it "
+                    f"in/on {where} ({goal.note or goal.summary()})")
     return None
 
 

@@ -56,6 +56,22 @@ def format_facts(facts: list[tuple[str, str, str]]) -> str:
     return "; ".join(" ".join(str(x) for x in f) for f in facts) or "none"
 
 
+MEMORY_FORMS = ("swap", "restore", "reverse", "relation", "ordinal", "count", "empty")
+
+
+def _memory_lines(request: PlanRequest) -> str:
+    """For the forms that refer to the start or to what was done ("swap", "put back", "the
+    leftmost block" once it moved): the scene at the start and the puts so far, as two more
+    lines after "Now:". Other forms get nothing more, so their recovery prompt stays as it
+    was (the recorded replies still match it)."""
+    from runtime.planners.intent import read_intent
+
+    if read_intent(request.instruction).family not in MEMORY_FORMS:
+        return ""
+    start = format_now(request.initial_facts or request.facts)
+    return f"\nAt the start: {start}\nDone so far: {format_history(request.history)}"
+
+
 def format_history(history: list[tuple[str, str]]) -> str:
     """The puts executed so far, in order: what "first ..., then ..." instructions need."""
     if not history:
@@ -190,7 +206,6 @@ def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[
         if len(request.feedback) > 1:
             feedback += " (before that: " + "; ".join(request.feedback[:-1]) + ")"
         user = render("planner_recovery.txt", directory, **scene, attempt=request.attempt,
-                      feedback=feedback, start=format_now(request.initial_facts or request.facts),
-                      history=format_history(request.history))
+                      feedback=feedback, memory=_memory_lines(request))
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": user.strip()}]

@@ -79,8 +79,8 @@ def test_every_dev_wording_is_read_as_its_task():
 
 
 @pytest.mark.parametrize(("text", "family"), [
-    ("pick up the block right of the purple block and put it in the pink bowl", "refer"),
-    ("put the rightmost block in the red bowl", "refer"),
+    ("pick up the block right of the purple block and put it in the pink bowl", "relation"),
+    ("put the rightmost block in the red bowl", "ordinal"),
     ("put every block except the red one in a bowl", "except"),
     ("swap the red block and the blue block", "swap"),
     ("reverse the tower", "reverse"),

@@ -168,14 +168,14 @@ def test_recovery_prompt_is_the_task_afresh_with_a_note_of_what_went_wrong(chat)
     assert "do not move blocks that are already where the instruction wants them" in user
     # the failed codeplan is not shown again (the model kept editing its own broken code)
     assert previous not in user
-    # memory: the scene at the start and the puts made so far (none in this request)
-    assert "\nAt the start: no block is in a bowl" in user and "\nDone so far: nothing yet." in user
+    # a plain put needs no memory lines: the recovery prompt is as it was
+    assert "At the start:" not in user and "Done so far:" not in user
     # a recovery samples (at temperature 0 it returned the failed code byte for byte)
     assert sent["temperature"] == 0.7 and sent["seed"] == 1
 
 
 def test_recovery_prompt_shows_the_start_and_the_puts_so_far(chat):
-    planner_for(chat).plan(PlanRequest("put the red block in the blue bowl", OBJECTS,
+    planner_for(chat).plan(PlanRequest("swap the red block and the green block", OBJECTS,
                                        [("red block", "in", "green bowl")],
                                        feedback=["not as asked yet"], attempt=1,
                                        initial_facts=[("red block", "in", "blue bowl")],

@@ -248,3 +248,24 @@ def test_the_controller_asks_one_question_per_relation_the_dry_run_knows():
 
     assert RELATION_QUESTIONS["left of"] == "what is left of the {}?"
     assert list(RELATION_QUESTIONS) == list(RELATIONS)
+
+
+def test_a_swap_left_half_done_is_caught_against_the_offline_reading():
+    """Dev seed 5000: the model parked one block, moved the other and said done."""
+    from runtime.planners.base import PlanRequest
+    from runtime.planners.plan_check import check_plan
+
+    facts = [("cyan block", "in", "green bowl"), ("red block", "in", "orange bowl")]
+    request = PlanRequest("swap the red block and the cyan block",
+                          ["cyan block", "red block", "green bowl", "orange bowl", "white bowl"],
+                          facts, initial_facts=facts)
+    half = ("from control_actions import put_first_on_second\n"
+            "from plan_actions import tell_planner\n"
+            "put_first_on_second('cyan block', 'white bowl')\n"
+            "put_first_on_second('red block', 'green bowl')\n"
+            "tell_planner('done')\n")
+    problem = check_plan(half, request)
+    assert problem and "cyan block" in problem and "orange bowl" in problem
+    whole = half.replace("tell_planner('done')",
+                         "put_first_on_second('cyan block', 'orange bowl')\ntell_planner('done')")
+    assert check_plan(whole, request) is None
