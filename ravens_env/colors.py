@@ -52,3 +52,24 @@ def colors_for_split(split: str) -> tuple[str, ...]:
     if split not in COLOR_SPLITS:
         raise ValueError(f"unknown color split {split!r}; use one of {', '.join(COLOR_SPLITS)}")
     return COLOR_SPLITS[split]
+
+
+# World knowledge about colour names, one source for the tasks that ask for it and the planner
+# that reads it (issue 21). Borderline names are left out on purpose: pink, brown, white and
+# gray are neither clearly warm nor cool; green is primary for light (RGB), not for paint (RYB).
+WARM: tuple[str, ...] = ("red", "orange", "yellow")
+COOL: tuple[str, ...] = ("blue", "green", "purple", "cyan")
+PRIMARY: tuple[str, ...] = ("red", "yellow", "blue")  # the painter's primaries
+RAINBOW: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple")  # ROYGBV
+# country -> (adjective, the flag's stripe colours). Only flags whose every stripe colour is
+# one of ours: India's saffron reads as orange, and its navy wheel is an emblem, not a stripe.
+FLAGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "France": ("French", ("blue", "white", "red")),
+    "Italy": ("Italian", ("green", "white", "red")),
+    "Ireland": ("Irish", ("green", "white", "orange")),
+    "India": ("Indian", ("orange", "white", "green")),
+    "Romania": ("Romanian", ("blue", "yellow", "red")),
+    "Netherlands": ("Dutch", ("red", "white", "blue")),
+    "Ukraine": ("Ukrainian", ("blue", "yellow")),
+    "Poland": ("Polish", ("white", "red")),
+}

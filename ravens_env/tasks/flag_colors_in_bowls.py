@@ -4,23 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ravens_env.colors import ALL_COLORS
+from ravens_env.colors import ALL_COLORS, FLAGS
 from ravens_env.tasks.base import pick_from
 from ravens_env.tasks.subset_in_bowls import ColorDraw, SubsetInBowls
-
-# country -> (adjective, the flag's stripe colors, hoist or top first). Only flags whose every
-# stripe color is one of ours: India's saffron reads as orange, and its navy-blue wheel is an
-# emblem on the white stripe, not a stripe, so it is not one of the flag's block colors here.
-FLAGS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "France": ("French", ("blue", "white", "red")),
-    "Italy": ("Italian", ("green", "white", "red")),
-    "Ireland": ("Irish", ("green", "white", "orange")),
-    "India": ("Indian", ("orange", "white", "green")),
-    "Romania": ("Romanian", ("blue", "yellow", "red")),
-    "Netherlands": ("Dutch", ("red", "white", "blue")),
-    "Ukraine": ("Ukrainian", ("blue", "yellow")),
-    "Poland": ("Polish", ("white", "red")),
-}
 
 
 class FlagColorsInBowls(SubsetInBowls):

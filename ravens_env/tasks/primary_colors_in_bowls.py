@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ravens_env.colors import ALL_COLORS
+from ravens_env.colors import ALL_COLORS, PRIMARY
 from ravens_env.tasks.base import pick_from
 from ravens_env.tasks.subset_in_bowls import ColorDraw, SubsetInBowls
 
 # The painter's (RYB) primaries. Green is a primary of light (RGB), so a reader could call it
 # primary too: it never appears, on blocks or bowls. Every other color is secondary or mixed.
-PRIMARY = ("red", "yellow", "blue")
 NON_PRIMARY = ("orange", "purple", "pink", "brown", "cyan", "white", "gray")
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ravens_env.colors import RAINBOW
 from ravens_env.scene_graph import TABLE, Scene
 from ravens_env.tasks.base import ObjectSpec, Task, pick_from, pick_template, scene_specs
 from ravens_env.tasks.oracle_steps import chain_length, chain_step
 
 # The rainbow's order as our colors name it (indigo and violet read as purple). Other colors
 # (pink, cyan, brown, white, gray) have no place in it and never appear.
-RAINBOW = ("red", "orange", "yellow", "green", "blue", "purple")
 TEMPLATES = (
     "stack the blocks in rainbow order from the bottom up",
     "build a tower with the colors in rainbow order, bottom to top",

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ravens_env.colors import COOL, WARM
 from ravens_env.tasks.base import pick_from
 from ravens_env.tasks.subset_in_bowls import ColorDraw, SubsetInBowls
 
 # Color temperature as a color wheel splits it. Pink, brown, white and gray are borderline
 # (pink can read warm, white and gray neutral, brown warm or earth) and never appear.
-WARM = ("red", "orange", "yellow")
-COOL = ("blue", "green", "purple", "cyan")
 # (warm blocks, cool blocks): one or two of each, at least three blocks in all
 MIXES = ((1, 2), (2, 1), (2, 2))
 

@@ -22,24 +22,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ravens_env.colors import ALL_COLORS
+from ravens_env.colors import ALL_COLORS, COOL, PRIMARY, RAINBOW, WARM
+from ravens_env.colors import FLAGS as _FLAGS
 from runtime.planners.base import PlannerError
 from runtime.planners.goal import Goal, Reference
 from runtime.planners.scene_state import TABLE, color_of, kind_of
 
-FLAGS = {  # country -> (adjective, colours)
-    "france": ("french", ("blue", "white", "red")),
-    "italy": ("italian", ("green", "white", "red")),
-    "ireland": ("irish", ("green", "white", "orange")),
-    "india": ("indian", ("orange", "white", "green")),
-    "romania": ("romanian", ("blue", "yellow", "red")),
-    "netherlands": ("dutch", ("red", "white", "blue")),
-    "ukraine": ("ukrainian", ("blue", "yellow")),
-    "poland": ("polish", ("white", "red")),
-}
-RAINBOW = ("red", "orange", "yellow", "green", "blue", "purple")
-WARM, COOL = ("red", "orange", "yellow"), ("blue", "green", "purple", "cyan")
-PRIMARY = ("red", "yellow", "blue")
+FLAGS = {country.lower(): (adjective.lower(), colors)
+         for country, (adjective, colors) in _FLAGS.items()}
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "1": 1, "2": 2, "3": 3,
            "4": 4, "5": 5, "single": 1}
 ORDINALS = {"leftmost": "leftmost", "rightmost": "rightmost",
