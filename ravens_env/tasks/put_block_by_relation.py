@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ravens_env.scene_graph import Scene
 from ravens_env.tasks.base import (
     LayoutError,
     ObjectSpec,
-    Task,
     pick_colors,
     pick_template,
     scene_specs,
 )
-from ravens_env.tasks.oracle_steps import assignment_step
+from ravens_env.tasks.chosen_block import ChosenBlockIntoBowl
 
 MARGIN = 0.06  # metres: the answer and every other block are this far on their sides
 # relation -> (axis: 0 = x, 1 = y; sign of (block - reference) along it for the answer)
@@ -38,7 +36,7 @@ def relation_answers(specs: list[ObjectSpec], relation: str, reference: str) -> 
     return [name for name, d in offsets.items() if d >= MARGIN]
 
 
-class PutBlockByRelation(Task):
+class PutBlockByRelation(ChosenBlockIntoBowl):
     """Put the block that stands in a given relation to a reference object in a bowl.
 
     Task Description:
@@ -65,12 +63,7 @@ class PutBlockByRelation(Task):
     category = "reference"
 
     def __init__(self) -> None:
-        super().__init__()
-        self.choice = {"block": "", "relation": "", "reference": "", "bowl": ""}
-
-    @property
-    def params(self) -> dict:
-        return dict(self.choice)
+        super().__init__("relation", "reference")
 
     def setup(self, rng: np.random.Generator) -> list[ObjectSpec]:
         blocks = pick_colors(rng, "all", int(rng.integers(3, 5)))
@@ -100,13 +93,3 @@ class PutBlockByRelation(Task):
             if len(answers) == 1:
                 out += [(answers[0], ref, bowl) for bowl in bowls if bowl != ref]
         return out
-
-    @property
-    def n_goal_steps(self) -> int:
-        return 1
-
-    def success(self, scene: Scene) -> bool:
-        return scene.container_of(self.choice["block"]) == self.choice["bowl"]
-
-    def oracle_step(self, scene: Scene) -> str | None:
-        return assignment_step(scene, {self.choice["block"]: self.choice["bowl"]})

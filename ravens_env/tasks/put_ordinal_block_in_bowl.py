@@ -6,16 +6,14 @@ import itertools
 
 import numpy as np
 
-from ravens_env.scene_graph import Scene
 from ravens_env.tasks.base import (
     LayoutError,
     ObjectSpec,
-    Task,
     pick_colors,
     pick_template,
     scene_specs,
 )
-from ravens_env.tasks.oracle_steps import assignment_step
+from ravens_env.tasks.chosen_block import ChosenBlockIntoBowl
 
 MARGIN = 0.06  # metres: every two blocks are at least this far apart along y
 # ordinal -> index into the blocks sorted left to right (by y: +y is right)
@@ -41,7 +39,7 @@ def y_gaps_ok(specs: list[ObjectSpec]) -> bool:
     return all(abs(a - b) >= MARGIN for a, b in itertools.combinations(ys, 2))
 
 
-class PutOrdinalBlockInBowl(Task):
+class PutOrdinalBlockInBowl(ChosenBlockIntoBowl):
     """Put the block at a given left-to-right rank in the named bowl.
 
     Task Description:
@@ -65,12 +63,7 @@ class PutOrdinalBlockInBowl(Task):
     category = "reference"
 
     def __init__(self) -> None:
-        super().__init__()
-        self.choice = {"block": "", "ordinal": "", "bowl": ""}
-
-    @property
-    def params(self) -> dict:
-        return dict(self.choice)
+        super().__init__("ordinal")
 
     def setup(self, rng: np.random.Generator) -> list[ObjectSpec]:
         blocks = pick_colors(rng, "all", int(rng.integers(3, 5)))
@@ -87,13 +80,3 @@ class PutOrdinalBlockInBowl(Task):
         self.choice = {"block": block, "ordinal": ordinal, "bowl": bowl}
         self.instruction = pick_template(rng, TEMPLATES, **self.choice)
         return self.specs
-
-    @property
-    def n_goal_steps(self) -> int:
-        return 1
-
-    def success(self, scene: Scene) -> bool:
-        return scene.container_of(self.choice["block"]) == self.choice["bowl"]
-
-    def oracle_step(self, scene: Scene) -> str | None:
-        return assignment_step(scene, {self.choice["block"]: self.choice["bowl"]})

@@ -61,8 +61,7 @@ def write_reference_codeplan(request: PlanRequest, goal: Goal, state: SceneState
     lines += _py_list("blocks = ", candidates, "")
     lines += _find_referred(ref)
     lines += ["if len(found) != 1:",
-              f"    tell_planner('expected one block that is {ref.words()[4:]}, found ' + "
-              "str(found))",
+              f"    tell_planner('expected one block, {ref.words()}; found ' + str(found))",
               "block = found[0]"]
     for i, (block, solution) in enumerate(plans.items()):
         lines.append(f"{'if' if i == 0 else 'elif'} block == {block!r}:")

@@ -64,8 +64,6 @@ class OfflinePlanner:
         candidates = [b for b in state.blocks if b != goal.reference.anchor]
         plans = {}
         for block in candidates:
-            if block == goal.place:
-                continue
             try:
                 plans[block] = self._solve(Goal("put", goal.instruction,
                                                 pairs=((block, goal.place),)), state)

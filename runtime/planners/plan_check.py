@@ -45,7 +45,7 @@ def _dry_run(source: str, request: PlanRequest
         if relation not in RELATIONS:
             raise ValueError(f"unknown relation {relation!r}: it only finds what is "
                              f"{', '.join(RELATIONS)} an object; {_names_hint(request)}")
-        known = request.initial_facts if at_start else facts
+        known = (request.initial_facts or request.facts) if at_start else facts
         if relation == "below":
             return next((o for s, _r, o in known if s == obj), "table")
         return next((s for s, r, o in known if o == obj and r in (relation, "in", "on")), None)

@@ -269,3 +269,20 @@ def test_a_swap_left_half_done_is_caught_against_the_offline_reading():
     whole = half.replace("tell_planner('done')",
                          "put_first_on_second('cyan block', 'orange bowl')\ntell_planner('done')")
     assert check_plan(whole, request) is None
+
+
+def test_an_at_start_question_without_a_remembered_start_reads_the_facts_now():
+    """A request from outside a closed-loop run has no initial facts: the dry run answers
+    at_start questions from the facts it has, as the planner's memory does."""
+    from runtime.planners.base import PlanRequest
+    from runtime.planners.plan_check import dry_run
+
+    request = PlanRequest("swap the red block and the cyan block",
+                          ["cyan block", "red block", "green bowl", "orange bowl"],
+                          [("cyan block", "in", "green bowl")])
+    source = ("from reasoning_actions import find_object_related_to_obj\n"
+              "from control_actions import put_first_on_second\n"
+              "put_first_on_second('red block', "
+              "find_object_related_to_obj('below', 'cyan block', at_start=True))\n")
+    moves, _message = dry_run(source, request)
+    assert moves == [("red block", "green bowl")]

@@ -287,3 +287,27 @@ def test_each_episode_record_is_written_when_its_episode_ends(tmp_path, monkeypa
         run_eval(spec, progress=False)
     lines = (tmp_path / "episodes.jsonl").read_text().splitlines()
     assert [json.loads(x)["seed"] for x in lines] == [1000, 1001]
+
+
+def test_the_reasoning_suite_reports_each_category_beside_volos_figures(tmp_path):
+    """Issue 21: per-category rates with Wilson intervals in the summary, the printed table
+    and table.md, with VoLo's published figures labelled as another benchmark's."""
+    suite = get_suite("reasoning")
+    tasks = ["put-block-by-relation", "put-ordinal-block-in-bowl", "swap-blocks-in-bowls"]
+    spec = EvalSpec(tasks, ["progress"], episodes=2, suite="reasoning")
+    eps = [_episode(t, "progress", ok) for t, ok in (
+        ("put-block-by-relation", True), ("put-block-by-relation", True),
+        ("put-ordinal-block-in-bowl", True), ("put-ordinal-block-in-bowl", False),
+        ("swap-blocks-in-bowls", False), ("swap-blocks-in-bowls", False))]
+    result = aggregate(spec, eps)
+    reference = result["by_category"]["reference"]["progress"]
+    assert (reference["wins"], reference["n"]) == (3, 4) and reference["ci95"][1] < 1.0
+    assert result["by_category"]["memory"]["progress"]["rate"] == 0.0
+    assert "| **reference** (4 ep.) | 75% [" in format_table(result)
+    table = write_report(result, tmp_path, "codeplan eval closed-loop --suite reasoning")
+    text = (tmp_path / "table.md").read_text()
+    assert "| reference (2) | 75.0% [" in text and "51.0%" in text and "another benchmark" in text
+    assert table["by_category"] and suite.category_reference["memory"]["VoLo full"] == 0.369
+    paper = aggregate(EvalSpec(["put-blocks-in-matching-bowls"], ["progress"], episodes=1),
+                      [_episode("put-blocks-in-matching-bowls", "progress", True)])
+    assert paper["by_category"] == {}  # no categories for the paper's tasks
