@@ -75,6 +75,10 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--workers", type=positive_int, default=1)
     cl.add_argument("--out", type=Path, default=None,
                     help="results dir (default results/<suite>/<date>, or results/closed-loop)")
+    cl.add_argument("--resume", action="store_true",
+                    help="keep the episodes already in the results dir's episodes.jsonl and run "
+                         "only the rest (default dir: the newest results/<suite>/<date> that has "
+                         "one); an evaluation longer than a sitting ends by running it again")
     cl.add_argument("--json", action="store_true", help="print one JSON object")
     cl.set_defaults(handler=_eval_closed_loop)
 
@@ -103,7 +107,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     parse_situations(args.situations)
     name = suite.name if suite else f"paraphrases-{Path(args.paraphrases).stem}" \
         if paraphrases else None
-    out = args.out or (Path("results") / results_name(name, args) / date.today().isoformat()
+    out = args.out or (_dated_dir(Path("results") / results_name(name, args), args.resume)
                        if name else Path("results/closed-loop"))
     episodes = len(paraphrases) if paraphrases else args.episodes
     seed_start = args.seed_start if args.seed_start is not None else (
@@ -113,7 +117,14 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     return EvalSpec(tasks, modes, episodes, seed_start, args.situations, args.actor,
                     args.reasoner, planner=args.planner, planner_options=planner_options(args),
                     workers=args.workers, out_dir=out, suite=name,
-                    paraphrases=args.paraphrases, **reference)
+                    paraphrases=args.paraphrases, resume=args.resume, **reference)
+
+
+def _dated_dir(root: Path, resume: bool) -> Path:
+    """results/<name>/<today>; with --resume, the newest dated dir already holding episodes
+    (a run begun yesterday is finished in yesterday's dir, not restarted in today's)."""
+    started = sorted(d for d in root.glob("????-??-??") if (d / "episodes.jsonl").exists())
+    return started[-1] if resume and started else root / date.today().isoformat()
 
 
 def _paraphrase_set(name: str | None) -> list:

@@ -49,6 +49,7 @@ class EvalSpec:
     reference_label: str = ""
     reference_episodes: int = 0
     paraphrases: str | None = None  # a paraphrase set: episode k is its k-th instruction
+    resume: bool = False  # keep the finished episodes already in out_dir/episodes.jsonl
 
 
 def _episode(args: tuple) -> dict:
@@ -104,15 +105,70 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
 def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
     """Run every episode (in `spec.workers` processes) and aggregate. Each record is written to
     episodes.jsonl as soon as its episode ends: an evaluation stopped half way (an LLM run can
-    take hours) keeps every finished episode's record, not just its traces."""
+    take hours) keeps every finished episode's record, not just its traces. With
+    `spec.resume`, the episodes already recorded there are kept and only the others run, so
+    an evaluation longer than one sitting is finished by running the same command again."""
     spec.out_dir.mkdir(parents=True, exist_ok=True)
-    episodes = []
-    with (spec.out_dir / "episodes.jsonl").open("w") as f, _shared_llm(spec) as job_spec:
-        for episode in _map(eval_jobs(job_spec), spec.workers, progress):
-            episodes.append(episode)
+    jobs = eval_jobs(spec)
+    done = finished_episodes(spec, jobs) if spec.resume else {}
+    episodes = list(done.values())
+    todo = [job for job in jobs if _job_key(job) not in done]
+    with (spec.out_dir / "episodes.jsonl").open("w") as f:
+        for episode in episodes:
             f.write(json.dumps(episode) + "\n")
-            f.flush()
+        f.flush()
+        with _shared_llm(spec) as job_spec:
+            for episode in _map([(*job[:3], job_spec, *job[4:]) for job in todo],
+                                spec.workers, progress):
+                episodes.append(episode)
+                f.write(json.dumps(episode) + "\n")
+                f.flush()
     return aggregate(spec, episodes)
+
+
+# What must match for a recorded episode to stand in for one of this run's.
+_STACK = ("situations", "actor", "reasoner", "planner")
+
+
+def _job_key(job: tuple) -> tuple:
+    task, mode, seed = job[:3]
+    instruction = _paraphrased(job[4], task, seed) if len(job) > 4 else None
+    return task, mode, seed, instruction
+
+
+def finished_episodes(spec: EvalSpec, jobs: list[tuple]) -> dict[tuple, dict]:
+    """The records in out_dir/episodes.jsonl that are episodes of this run, by job key. A
+    record made with another stack is an error that names the field, not a silent mix of two
+    evaluations in one table; a torn last line (the run was killed while writing it) and
+    records of episodes this run does not have are dropped, and say so on stderr."""
+    import sys
+
+    path = spec.out_dir / "episodes.jsonl"
+    if not path.exists():
+        return {}
+    wanted = {_job_key(job) for job in jobs}
+    kept: dict[tuple, dict] = {}
+    dropped = 0
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            dropped += 1
+            continue
+        for name in _STACK:
+            if record.get(name) != getattr(spec, name):
+                raise ValueError(f"--resume: {path} line {n} was run with {name}="
+                                 f"{record.get(name)!r}, this run has {getattr(spec, name)!r};"
+                                 " use another --out or the same settings")
+        key = (record["task"], record["mode"], record["seed"], record.get("instruction"))
+        if key in wanted:
+            kept[key] = record
+        else:
+            dropped += 1
+    if dropped:
+        print(f"--resume: dropped {dropped} line(s) of {path} that are not episodes of this "
+              "run (a torn line, or another task, mode or seed)", file=sys.stderr)
+    return kept
 
 
 @contextlib.contextmanager

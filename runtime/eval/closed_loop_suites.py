@@ -55,9 +55,11 @@ SUITES: dict[str, ClosedLoopSuite] = {
         reference_label="seed paper (CLIPort + fine-tuned OFA)", reference=PAPER_TABLE2,
         reference_episodes=15),
     # The reasoning suite (issue 21): 14 tasks in four categories, progress mode; test seeds
-    # 2000+ (the corpus and the grammar used dev seeds 5000+).
+    # 3000+ (the corpus and the grammar used dev seeds 5000+). Seeds 2000-2009 were the first
+    # test seeds; their LLM failures were read and two examples rewritten after them, so they
+    # are spent and the figures moved to seeds no choice has seen.
     "reasoning": ClosedLoopSuite(
-        name="reasoning", tasks=tuple(REASONING_TASKS), modes=("progress",), seed_start=2000,
+        name="reasoning", tasks=tuple(REASONING_TASKS), modes=("progress",), seed_start=3000,
         category_reference=VOLO_CATEGORIES,
         category_reference_label="VoLo paper, RoboVoLo (another benchmark)"),
 }

@@ -311,3 +311,32 @@ def test_the_reasoning_suite_reports_each_category_beside_volos_figures(tmp_path
     paper = aggregate(EvalSpec(["put-blocks-in-matching-bowls"], ["progress"], episodes=1),
                       [_episode("put-blocks-in-matching-bowls", "progress", True)])
     assert paper["by_category"] == {}  # no categories for the paper's tasks
+
+
+def test_resume_keeps_finished_episodes_and_runs_only_the_rest(tmp_path):
+    """An evaluation stopped half way (a torn last line included) is finished by running it
+    again with --resume: the recorded episodes are kept as they are, the missing ones run."""
+    kw = dict(situations="none", actor="oracle", reasoner="oracle", out_dir=tmp_path)
+    run_eval(EvalSpec(["put-block-in-bowl"], ["success"], episodes=1, **kw), progress=False)
+    first = (tmp_path / "episodes.jsonl").read_text()
+    (tmp_path / "episodes.jsonl").write_text(first + '{"task": "put-blo')  # killed mid-write
+    spec = EvalSpec(["put-block-in-bowl"], ["success"], episodes=3, resume=True, **kw)
+    result = run_eval(spec, progress=False)
+    records = [json.loads(x) for x in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    assert [r["seed"] for r in records] == [1000, 1001, 1002]
+    assert json.dumps(records[0]) + "\n" == first  # kept, not re-run
+    assert len(list((tmp_path / "runs").iterdir())) == 3
+    assert result["success_rate"]["put-block-in-bowl"]["success"] == 1.0
+    with pytest.raises(ValueError, match=r"actor='oracle'.*'cliport'"):
+        run_eval(EvalSpec(["put-block-in-bowl"], ["success"], episodes=3, resume=True,
+                          **(kw | {"actor": "cliport"})), progress=False)
+
+
+def test_resume_without_out_finds_the_newest_dated_results_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for day in ("2026-11-20", "2026-11-25"):
+        (tmp_path / "results/paper-table2" / day).mkdir(parents=True)
+        (tmp_path / "results/paper-table2" / day / "episodes.jsonl").write_text("")
+    resumed = build_spec(_parse("--suite", "paper-table2", "--resume"))
+    assert resumed.resume and resumed.out_dir.as_posix() == "results/paper-table2/2026-11-25"
+    assert build_spec(_parse("--suite", "paper-table2")).out_dir.name != "2026-11-25"
