@@ -5,9 +5,10 @@
     success() -> bool
 
 One PyBullet client in DIRECT mode per env (no display). Everything that varies is drawn from
-generators seeded by the episode seed — the layout from stream 0, situation rolls from stream 1
-and situation details from stream 2 — and physics is stepped a counted number of times, so
-the same task, seed and settings give the same trajectory on any machine under any load.
+generators seeded by the episode seed — the layout from stream 0, situation rolls from stream 1,
+situation details from stream 2 and grasp-failure rolls from stream 3 — and physics is stepped
+a counted number of times, so the same task, seed and settings give the same trajectory on any
+machine under any load.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ravens_env.geometry import BOUNDS, cube_tilt, in_workspace, quat_to_yaw, ti
 from ravens_env.robot import SuctionArm
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from ravens_env.situation_effects import SituationEffects
-from ravens_env.situations import KINDS, Situations, parse_situations
+from ravens_env.situations import KINDS, PICK_KINDS, PLACE_KINDS, Situations, parse_situations
 from ravens_env.tasks import ObjectSpec, Task, make_task
 from ravens_env.types import ActionResult, Observation, PickPlace, SimObject
 
@@ -40,6 +41,16 @@ SETTLE_MAX = 480  # physics steps (2 s of simulated time) at most per settle
 STILL_LINEAR = 2e-3  # m/s
 STILL_ANGULAR = 2e-2  # rad/s
 START_GAP = 0.001  # metres of air under an object created in or on another (`ObjectSpec.on`)
+
+
+def _phase_outcome(situations: Situations, kinds: tuple[str, ...], u: float) -> str | None:
+    """The kind whose share of [0, 1) holds `u` (kinds in order, each its probability wide)."""
+    edge = 0.0
+    for kind in kinds:
+        edge += getattr(situations, kind)
+        if u < edge:
+            return kind
+    return None
 
 
 def _bounds_text() -> str:
@@ -97,6 +108,7 @@ class TabletopEnv:
         self._build(specs)
         self._effects = SituationEffects(self, np.random.default_rng([self.seed, 2]))
         self._rolls = np.random.default_rng([self.seed, 1])
+        self._grasp_rolls = np.random.default_rng([self.seed, 3])
         self.settle()
         return self.observe()
 
@@ -118,7 +130,14 @@ class TabletopEnv:
         return Observation(
             color=top.color, height=top.height, front_rgb=front.rgb, front_depth=front.depth,
             instruction=self.task.instruction, step=self.steps, last_action=self._last,
+            holding=self._held_name(),
         )
+
+    def _held_name(self) -> str | None:
+        """The block the suction cup still holds (after a `place_held`), from robot state."""
+        held = self.arm.held if self.arm is not None else None
+        obj = self.object_by_body(held) if held is not None else None
+        return obj.name if obj else None
 
     def scene(self, visibility: bool = True) -> Scene:
         """Ground-truth scene graph; `visibility` adds front-camera pixel counts (one render)."""
@@ -189,12 +208,19 @@ class TabletopEnv:
     # -- the pick-place primitive ---------------------------------------------------------
     def _pick_and_place(self, action: PickPlace) -> ActionResult:
         problems = action.problems()
-        for label, xyz in (("pick", action.pick), ("place", action.place)):
+        # Holding a block (a place that did not let go), the arm does not pick: only the
+        # place point must be reachable.
+        points = (("pick", action.pick),) * (self.arm.held is None) + (("place", action.place),)
+        for label, xyz in points:
             if not problems and not in_workspace(xyz):
                 problems.append(f"{label} {tuple(round(float(v), 3) for v in xyz)} is outside "
                                 f"the workspace {_bounds_text()}")
         if problems:
             return ActionResult(ok=False, reason="; ".join(problems))
+        pick_fail, place_fail = self._grasp_failures()
+        if self.arm.held is not None:  # a place failed to let go: this action places that block
+            held = self.object_by_body(self.arm.held)
+            return self._carry(held, None, action, place_fail)
         px, py = float(action.pick[0]), float(action.pick[1])
         target = self.surface_below(px, py)
         obj = self.object_by_body(target[0]) if target else None
@@ -203,19 +229,58 @@ class TabletopEnv:
                                 "cup touched the table")
         if obj.spec.type != "block":
             return ActionResult(False, f"cannot pick the {obj.name}: suction holds blocks only")
-        return self._carry(obj, target[1], action)
+        if pick_fail:
+            return self._failed_pick(obj, target[1], action, pick_fail)
+        return self._carry(obj, target[1], action, place_fail)
 
-    def _carry(self, obj: SimObject, contact_z: float, action: PickPlace) -> ActionResult:
-        rolls = dict(zip(KINDS, self._rolls.random(len(KINDS)), strict=True))
-        fired = [k for k, r in rolls.items() if r < getattr(self.situations, k)]
+    def _grasp_failures(self) -> tuple[str | None, str | None]:
+        """This action's grasp failure at the pick and at the place (None: it works), one
+        draw per phase from stream 3, taken on every well-formed action so that the draws
+        line up by step."""
+        u_pick, u_place = self._grasp_rolls.random(2)
+        return (_phase_outcome(self.situations, PICK_KINDS, u_pick),
+                _phase_outcome(self.situations, PLACE_KINDS, u_place))
+
+    def _failed_pick(self, obj: SimObject, contact_z: float, action: PickPlace,
+                     kind: str) -> ActionResult:
+        """The suction does not seal (`pick_stay`), or loses the block as it lifts it
+        (`pick_drop`: the block lands 3-6 cm away); nothing reaches the place."""
         px, py = float(action.pick[0]), float(action.pick[1])
         arm = self.arm
         arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
         arm.move_to(px, py, contact_z, action.pick_yaw)
-        arm.attach(obj.body)
-        arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+        if kind == "pick_drop":
+            arm.attach(obj.body)
+            arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+            arm.release()
+            self._effects.set_down(obj, *self._effects.nearby(px, py))
+        arm.go_home()
+        return ActionResult(True, picked=obj.name, situations=[kind], physics_steps=self.settle())
+
+    def _carry(self, obj: SimObject, contact_z: float | None, action: PickPlace,
+               place_fail: str | None = None) -> ActionResult:
+        """Pick `obj` (skipped when `contact_z` is None: the arm already holds it), carry it
+        over the place and let go, with the situations this action draws."""
+        rolls = dict(zip(KINDS, self._rolls.random(len(KINDS)), strict=True))
+        fired = [k for k, r in rolls.items() if r < getattr(self.situations, k)]
+        px, py = float(action.pick[0]), float(action.pick[1])
+        arm = self.arm
+        if contact_z is not None:
+            arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+            arm.move_to(px, py, contact_z, action.pick_yaw)
+            arm.attach(obj.body)
+            arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
         qx, qy = float(action.place[0]), float(action.place[1])
         happened: list[str] = []
+        if place_fail == "place_held":  # over the place, the cup does not let go
+            arm.move_to(qx, qy, SAFE_TIP_Z, action.place_yaw)
+            arm.go_home()
+            return ActionResult(True, picked=obj.name, situations=[place_fail],
+                                physics_steps=self.settle())
+        if place_fail == "place_drop":  # let go too early: lands beside the target
+            qx, qy = self._effects.missed(qx, qy)
+            happened.append(place_fail)
+            fired = [k for k in fired if k != "miss"]
         if "drop" in fired:
             u = self._effects.rng.uniform(0.2, 0.8)  # fraction of the way when it falls
             arm.move_to(px + u * (qx - px), py + u * (qy - py), SAFE_TIP_Z, action.place_yaw)
@@ -229,8 +294,9 @@ class TabletopEnv:
         arm.go_home()
         steps = self.settle()
         if "drop" not in happened:
+            displaced = sum(k in happened for k in ("miss", "place_drop"))
             happened += self._effects.after_place(obj, (qx, qy), fired)
-            if len(happened) > ("miss" in happened):
+            if len(happened) > displaced:
                 steps += self.settle()
         return ActionResult(True, picked=obj.name, situations=happened, physics_steps=steps)
 

@@ -42,6 +42,11 @@ class SituationEffects:
         """A place 7-12 cm off target, kept inside the workspace."""
         return self._offset(x, y, self.rng.uniform(0.07, 0.12))
 
+    def nearby(self, x: float, y: float) -> tuple[float, float]:
+        """A spot 3-6 cm from (x, y), kept inside the workspace: where a block that slipped
+        from the suction cup lands (DKPROMPT's "drops nearby")."""
+        return self._offset(x, y, self.rng.uniform(0.03, 0.06))
+
     def after_place(self, placed: SimObject, place_xy: tuple[float, float],
                     fired: list[str]) -> list[str]:
         """Apply knock / tip / edge when they fired and apply; returns those that happened."""

@@ -12,6 +12,18 @@ Kinds (when they act):
   tip    after the place, a bowl tips and spills what it holds beside it (an empty bowl is
          only nudged)
   edge   after the place, a block is pushed to within 1-4 cm of the workspace edge
+
+Grasp kinds (DKPROMPT's Table 6 failures; one draw per phase, so the rates are exact and a
+pick fails in one way at most):
+  pick_stay   the suction does not seal: the block stays where it was, nothing is placed
+  pick_drop   the block is lifted and falls 3-6 cm from where it stood
+  place_held  the suction does not let go: the arm goes home still holding the block; the
+              next pick-place places the held block (a suction cup that holds a block cannot
+              pick another), and `Observation.holding` names it meanwhile
+  place_drop  the block is let go early and lands 7-12 cm from the place target (as a miss)
+
+The grasp kinds draw from a stream of their own (stream 3), so turning them on leaves every
+draw of the five kinds above, and with it every earlier table, exactly as it was.
 """
 
 from __future__ import annotations
@@ -19,6 +31,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 KINDS = ("drop", "miss", "knock", "tip", "edge")
+PICK_KINDS = ("pick_stay", "pick_drop")
+PLACE_KINDS = ("place_held", "place_drop")
+GRASP_KINDS = PICK_KINDS + PLACE_KINDS
+ALL_KINDS = KINDS + GRASP_KINDS
 
 
 @dataclass(frozen=True)
@@ -30,16 +46,25 @@ class Situations:
     knock: float = 0.0
     tip: float = 0.0
     edge: float = 0.0
+    pick_stay: float = 0.0
+    pick_drop: float = 0.0
+    place_held: float = 0.0
+    place_drop: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
             p = getattr(self, f.name)
             if not isinstance(p, (int, float)) or not 0.0 <= float(p) <= 1.0:
                 raise ValueError(f"situation {f.name!r} probability must be in [0, 1], got {p!r}")
+        for phase in (PICK_KINDS, PLACE_KINDS):
+            total = sum(getattr(self, k) for k in phase)
+            if total > 1.0:
+                raise ValueError(f"{' + '.join(phase)} is {total:g}: one pick (or place) fails "
+                                 "in one way at most, so their sum must be at most 1")
 
     @property
     def active(self) -> bool:
-        return any(getattr(self, k) > 0 for k in KINDS)
+        return any(getattr(self, k) > 0 for k in ALL_KINDS)
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -47,14 +72,21 @@ class Situations:
 
 PRESETS: dict[str, Situations] = {
     "none": Situations(),
-    # DKPROMPT Table 6 rates for place actions.
+    # This project's preset since the seed paper's Table 2 (kept, so those tables stay
+    # comparable): place-time disturbances at rates taken from DKPROMPT's Table 6 place rows.
     "dkprompt": Situations(drop=0.1, miss=0.1, knock=0.1, tip=0.05),
     "hard": Situations(drop=0.15, miss=0.15, knock=0.15, tip=0.1, edge=0.05),
+    # DKPROMPT's Table 6 itself (Zhang et al., 2024): pick fails and the object stays 0.25,
+    # pick fails and it drops nearby 0.25, place fails with it still held 0.1, place drops it
+    # nearby 0.1.
+    "dkprompt-grasp": Situations(pick_stay=0.25, pick_drop=0.25, place_held=0.1,
+                                 place_drop=0.1),
 }
 
 
 def parse_situations(text: str) -> Situations:
-    """A preset name (`none`, `dkprompt`, `hard`) or `kind=p,...` such as `drop=0.2,knock=0.1`."""
+    """A preset name (`none`, `dkprompt`, `hard`, `dkprompt-grasp`) or `kind=p,...` such as
+    `drop=0.2,knock=0.1`."""
     text = text.strip()
     if text in PRESETS:
         return PRESETS[text]
@@ -67,8 +99,8 @@ def parse_situations(text: str) -> Situations:
     for part in filter(None, (p.strip() for p in text.split(","))):
         kind, _, raw = part.partition("=")
         kind = kind.strip()
-        if kind not in KINDS:
-            raise ValueError(f"unknown situation {kind!r}; kinds: {', '.join(KINDS)}")
+        if kind not in ALL_KINDS:
+            raise ValueError(f"unknown situation {kind!r}; kinds: {', '.join(ALL_KINDS)}")
         try:
             values[kind] = float(raw)
         except ValueError:

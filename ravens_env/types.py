@@ -72,6 +72,7 @@ class Observation:
     instruction: str
     step: int
     last_action: ActionResult | None = None
+    holding: str | None = None  # robot state: the block the suction cup still holds, if any
 
 
 @dataclass

@@ -138,3 +138,85 @@ def test_same_seed_same_situations():
             runs.append(run_oracle_episode(env, "put-blocks-in-mismatched-bowls", 11))
     assert runs[0] == runs[1]
     assert runs[0]["situations"]  # something fired, so the comparison covers the rolls
+
+
+# -- grasp failures (DKPROMPT Table 6) -----------------------------------------------------
+
+def test_pick_stay_leaves_the_block_where_it_was():
+    env, before, obs = _one_step("put-block-in-bowl", 0, Situations(pick_stay=1.0))
+    block, _ = env.task.target
+    after = env.scene(visibility=False)
+    assert obs.last_action.ok and obs.last_action.situations == ["pick_stay"]
+    assert math.dist(after.get(block).position, before.get(block).position) < 0.002
+    assert env.arm.held is None and obs.holding is None and not env.success()
+    env.close()
+
+
+def test_pick_drop_lands_the_block_a_few_cm_from_where_it_stood():
+    env, before, obs = _one_step("put-block-in-bowl", 0, Situations(pick_drop=1.0))
+    block, _ = env.task.target
+    moved = math.dist(env.scene(visibility=False).get(block).position[:2],
+                      before.get(block).position[:2])
+    assert obs.last_action.situations == ["pick_drop"] and 0.02 < moved < 0.07
+    assert env.arm.held is None and not env.success()
+    env.close()
+
+
+def test_place_held_keeps_the_block_until_the_next_action_places_it():
+    env, _, obs = _one_step("put-block-in-bowl", 0, Situations(place_held=1.0))
+    block, _ = env.task.target
+    assert obs.last_action.situations == ["place_held"] and obs.holding == block
+    assert not env.success()
+    env.situations = Situations()  # the next place lets go
+    step = env.task.oracle_step(env.scene(visibility=False))
+    obs = env.execute(OracleActor(env).act(obs, step))
+    assert obs.last_action.picked == block and obs.holding is None and env.success()
+    env.close()
+
+
+def test_place_drop_lands_the_block_beside_the_target():
+    env, before, obs = _one_step("put-block-in-bowl", 0, Situations(place_drop=1.0))
+    block, bowl = env.task.target
+    after = env.scene(visibility=False)
+    assert obs.last_action.situations == ["place_drop"]
+    assert math.dist(after.get(block).position[:2], before.get(bowl).position[:2]) > 0.05
+    env.close()
+
+
+def test_grasp_rates_are_dkprompts_and_leave_the_other_draws_as_they_were():
+    """The dkprompt-grasp preset fires at DKPROMPT's Table 6 rates, one failure per phase at
+    most."""
+    grasp = PRESETS["dkprompt-grasp"]
+    assert (grasp.pick_stay, grasp.pick_drop, grasp.place_held, grasp.place_drop) == (
+        0.25, 0.25, 0.1, 0.1)
+    counts, n = {}, 0
+    with TabletopEnv(situations=grasp) as env:
+        for seed in range(40):
+            obs = env.reset("put-block-in-bowl", seed)
+            step = env.task.oracle_step(env.scene(visibility=False))
+            obs = env.execute(OracleActor(env).act(obs, step))
+            n += 1
+            for kind in obs.last_action.situations:
+                counts[kind] = counts.get(kind, 0) + 1
+    assert sum(counts.values()) <= n and 10 <= counts.get("pick_stay", 0) + counts.get(
+        "pick_drop", 0) <= 30
+
+
+# What the oracle met on these seeds before the grasp kinds existed (commit 18d5df4): adding
+# them must not move a single draw of the older kinds, or every earlier table would change.
+BEFORE_GRASP = {("dkprompt", 11): (["tip"], 5),
+                ("dkprompt", 12): (["knock", "knock", "drop"], 5),
+                ("hard", 11): (["tip", "edge"], 5),
+                ("hard", 12): (["knock", "knock", "tip", "drop"], 6)}
+
+
+@pytest.mark.parametrize(("preset", "seed"), list(BEFORE_GRASP))
+def test_the_older_presets_draw_what_they_drew_before_the_grasp_kinds(preset, seed):
+    with TabletopEnv(situations=preset) as env:
+        r = run_oracle_episode(env, "put-blocks-in-mismatched-bowls", seed)
+    assert (r["situations"], r["steps"]) == BEFORE_GRASP[(preset, seed)]
+
+
+def test_one_phase_cannot_fail_in_two_ways_at_once():
+    with pytest.raises(ValueError, match="at most 1"):
+        Situations(pick_stay=0.6, pick_drop=0.6)
