@@ -112,8 +112,9 @@ def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
     jobs = eval_jobs(spec)
     done = finished_episodes(spec, jobs) if spec.resume else {}
     episodes = list(done.values())
-    todo = [job for job in jobs if _job_key(job) not in done]
-    with (spec.out_dir / "episodes.jsonl").open("w") as f:
+    todo = [job for job in jobs if not done or _job_key(job) not in done]
+    path = spec.out_dir / "episodes.jsonl"
+    with path.open("w") as f:
         for episode in episodes:
             f.write(json.dumps(episode) + "\n")
         f.flush()
@@ -123,6 +124,11 @@ def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
                 episodes.append(episode)
                 f.write(json.dumps(episode) + "\n")
                 f.flush()
+    # Written as episodes end (any order, so that a stopped run keeps all it finished); kept
+    # in the jobs' order at the end, so two runs of one evaluation give the same file.
+    order = {tuple(job[:3]): n for n, job in enumerate(jobs)}  # (task, mode, seed) is unique
+    episodes.sort(key=lambda e: order[(e["task"], e["mode"], e["seed"])])
+    path.write_text("".join(json.dumps(e) + "\n" for e in episodes))
     return aggregate(spec, episodes)
 
 
@@ -206,6 +212,10 @@ def eval_jobs(spec: EvalSpec) -> list[tuple]:
 
 
 def _map(jobs: list, workers: int, progress: bool):
+    """Each job's episode record, as the episodes end (not in the jobs' order: a long episode
+    must not hold back the records of those that ended after it started)."""
+    from concurrent.futures import as_completed
+
     from tqdm import tqdm
 
     bar = tqdm(total=len(jobs), unit="ep", disable=not progress, desc="closed-loop")
@@ -216,8 +226,8 @@ def _map(jobs: list, workers: int, progress: bool):
     else:
         n = min(workers, os.cpu_count() or 1)
         with ProcessPoolExecutor(max_workers=n, initializer=_share_cores, initargs=(n,)) as pool:
-            for out in pool.map(_episode, jobs):
-                yield out
+            for future in as_completed([pool.submit(_episode, job) for job in jobs]):
+                yield future.result()
                 bar.update()
     bar.close()
 
