@@ -313,8 +313,10 @@ class Controller:
         result = self.obs.last_action
         self.counters.failed_actions += not result.ok
         frame = self.trace.frame(self.obs.front_rgb, instruction)
+        held = {"holding": self.obs.holding} if getattr(self.obs, "holding", None) else {}
         self.trace.event("action", instruction=instruction, action=action.to_dict(),
-                         result=result.to_dict(), frame=frame, **self._ground_truth(instruction))
+                         result=result.to_dict(), frame=frame, **held,
+                         **self._ground_truth(instruction))
 
     def _ground_truth(self, instruction: str) -> dict:
         """{'holds': bool} — whether the step holds in the simulator's ground truth, for the

@@ -361,3 +361,14 @@ def test_a_report_that_cannot_be_written_is_named_and_the_result_kept(tmp_path, 
     result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), reasoner="oracle")
     assert result.success
     assert result.report_error == "report.html not written: OSError: disk full"
+
+
+def test_a_place_that_does_not_let_go_is_traced_and_the_next_action_places_the_block(tmp_path):
+    """Grasp failures (issue 22): after a `place_held` the trace names the block the arm
+    still holds (robot state, for non-vision predicates), and a redo places it."""
+    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), mode="progress",
+                 situations="place_held=0.9", actor="oracle", reasoner="oracle")
+    actions = [e for e in read_trace(result.run_dir)[1] if e["type"] == "action"]
+    held = [e for e in actions if e["result"]["situations"] == ["place_held"]]
+    assert held and all(e["holding"] == TARGET[0] for e in held)
+    assert "holding" not in actions[-1] and result.success
