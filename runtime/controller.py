@@ -6,6 +6,10 @@ Modes (the seed paper's Table 2 columns):
              ("Codeplan + Success")
   progress   after each action, ask whether *every* earlier action still holds; redo those
              that no longer hold, in their original order ("Codeplan + Progress")
+  dkprompt, pre-only, eff-only
+             DKPROMPT's method and ablations (`runtime/monitors/`): ask the action's PDDL
+             preconditions before it and its effects after it, keep a symbolic belief, and
+             stop the codeplan for a replan from that belief when one fails (`Replan`)
 
 The controller sees the world only through the reasoner (questions about the front image) and
 acts only through the actor; success is scored elsewhere from ground truth. Stopping a codeplan
@@ -25,10 +29,12 @@ from typing import Protocol
 
 from primitives.reasoning_actions import RELATIONS
 from ravens_env.types import Observation, PickPlace
+from runtime.monitors import SYMBOLIC_MODES, SymbolicMonitor, View
 from runtime.trace import TraceWriter
 from vrs.reasoner import Reasoner
 
-MODES = ("open-loop", "success", "progress")
+SEED_MODES = ("open-loop", "success", "progress")  # the seed paper's Table 2 columns
+MODES = SEED_MODES + tuple(SYMBOLIC_MODES)
 MAX_RETRIES = 20  # per episode, as in the seed paper: more is a failure
 MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask for a new plan
 # The episode budget (all codeplans together). Measured honest maxima (docs/RESULTS.md,
@@ -60,6 +66,11 @@ class EpisodeStop(BaseException):
 
 class PlannerReport(EpisodeStop):
     """The codeplan called tell_planner(message)."""
+
+
+class Replan(EpisodeStop):
+    """A precondition failed or an effect is missing (symbolic modes): plan again from the
+    belief."""
 
 
 class ActionStuck(EpisodeStop):
@@ -206,6 +217,7 @@ class Controller:
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
+        self.monitor = SymbolicMonitor(mode) if mode in SYMBOLIC_MODES else None
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:
@@ -218,12 +230,32 @@ class Controller:
         if pick in claim.targets:
             raise ValueError(f"cannot put the {pick} on itself")
         self.claims = [c for c in self.claims if c.pick != pick]  # it is moving on purpose
+        if self.monitor is not None:
+            self._monitored(claim)
+            return
         self._execute(claim)
         if self.mode == "success":
             self._hold([claim])
         elif self.mode == "progress":
             self.claims.append(claim)
             self._hold(self.claims)
+
+    def _monitored(self, claim: Claim) -> None:
+        """Symbolic modes: preconditions, the action, effects; a failure stops the codeplan
+        (`Replan`) instead of redoing the action, as DKPROMPT replans."""
+        view = self._view()
+        source = self.monitor.belief.where(claim.pick) if self.monitor.belief else None
+        why = self.monitor.before(view, claim.pick, claim.targets)
+        if why is None:
+            self._execute(claim)
+            why = self.monitor.after(view, claim.pick, claim.targets, source)
+        if why is not None:
+            self.counters.retries += 1  # a replan stands where progress mode's redo stands
+            raise Replan(why)
+
+    def _view(self) -> View:
+        return View(ask=self._ask_answers, holding=lambda: getattr(self.obs, "holding", None),
+                    event=self.trace.event)
 
     def get_object_names(self) -> list[str]:
         self._count()
@@ -276,6 +308,17 @@ class Controller:
         answer = self._ask_one("what objects are on the table?")
         self._known = [n.strip() for n in answer.split(",") if n.strip()]
         return self._known
+
+    def planning_facts(self, first: bool) -> tuple[list[str], list[tuple[str, str, str]]]:
+        """Objects and facts for a plan request: perceived, or — in a symbolic mode after the
+        first plan — the belief, which the questions since have kept up to date (DKPROMPT
+        replans from its belief instead of looking at every block again)."""
+        if self.monitor is None or first or self._known is None:
+            objects, facts = self.perceive_objects(), self.perceive_facts()
+            if self.monitor is not None and first:
+                self.monitor.start(objects, facts)
+            return objects, facts
+        return list(self._known), self.monitor.facts()
 
     def perceive_facts(self) -> list[tuple[str, str, str]]:
         """What each perceived block rests in or on, as (block, 'in' | 'on', object)."""

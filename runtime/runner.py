@@ -27,6 +27,7 @@ from ravens_env.situations import parse_situations
 from ravens_env.tasks import make_task
 from runtime.components import make_actor, make_reasoner
 from runtime.controller import (
+    MAX_RETRIES,
     MODES,
     ActionStuck,
     Controller,
@@ -34,14 +35,17 @@ from runtime.controller import (
     EpisodeOver,
     EpisodeStop,
     PlannerReport,
+    Replan,
 )
+from runtime.monitors import SYMBOLIC_MODES
 from runtime.planners.base import Codeplan, Planner, PlannerError, PlanRequest
 from runtime.run_config import RunConfig, RunError, RunResult
 from runtime.sandbox import Sandbox, SandboxResult
 from runtime.trace import TraceWriter
 
 _DONE = re.compile(r"^\s*(task\s+(is\s+)?)?(done|finished|complete|completed)\b", re.IGNORECASE)
-_NOT_AGAIN = ("budget", "killed")  # sandbox outcomes not worth re-running unchanged
+_NOT_AGAIN = ("budget", "killed")
+DEFAULT_MAX_PLANS = 5  # sandbox outcomes not worth re-running unchanged
 
 
 @dataclass
@@ -105,7 +109,7 @@ def _validate(config: RunConfig) -> None:
         parse_situations(config.situations)
     except (KeyError, ValueError) as e:
         raise RunError(str(e)) from None
-    if config.max_plans < 1:
+    if config.max_plans is not None and config.max_plans < 1:
         raise RunError("max_plans must be at least 1")
     if not config.max_episode_s > 0 or config.max_episode_calls < 1:
         raise RunError(f"the episode budget must be positive: max_episode_s "
@@ -167,11 +171,10 @@ def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox
 def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
                controller: Controller, trace: TraceWriter, outcome: _Outcome) -> None:
     initial: list[tuple[str, str, str]] = []
-    for attempt in range(config.max_plans):
+    for attempt in range(plan_budget(config)):
         controller.budget.check()
         with episode.active(controller):
-            objects = controller.perceive_objects()
-            facts = controller.perceive_facts()
+            objects, facts = controller.planning_facts(first=attempt == 0)
         initial = initial if attempt else list(facts)  # before any action: the memory
         request = PlanRequest(instruction, objects, facts, list(outcome.feedback),
                               [p.source for p in outcome.plans], attempt,
@@ -186,8 +189,17 @@ def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: S
             return
         outcome.feedback.append(feedback)
         trace.event("replan", attempt=attempt + 1, feedback=feedback)
-    outcome.failure_reason = (f"no codeplan finished the task in {config.max_plans} "
+    outcome.failure_reason = (f"no codeplan finished the task in {plan_budget(config)} "
                               f"codeplans; last feedback: {outcome.feedback[-1]}")
+
+
+def plan_budget(config: RunConfig) -> int:
+    """How many codeplans an episode may use: `max_plans`, or by default 5 (the first and 4
+    recovery codeplans) — and in a symbolic mode 1 + MAX_RETRIES, since there a replan
+    stands where progress mode redoes an action, and it gets the same budget."""
+    if config.max_plans is not None:
+        return config.max_plans
+    return 1 + MAX_RETRIES if config.mode in SYMBOLIC_MODES else DEFAULT_MAX_PLANS
 
 
 def _same_plan_again(plan: Codeplan, outcome: _Outcome) -> bool:
@@ -297,6 +309,8 @@ def _judge(result: SandboxResult | None, stop: EpisodeStop | None,
         return f"the codeplan reported: {stop.feedback}"
     if isinstance(stop, ActionStuck):
         return f"an action kept failing: {stop.feedback}"
+    if isinstance(stop, Replan):
+        return f"a check of the action model failed: {stop.feedback}"
     if result is not None and result.ok:
         return ("the codeplan ended without calling tell_planner('done'); call it when the "
                 "task is complete, or tell_planner('<problem>') when it cannot be")

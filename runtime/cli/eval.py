@@ -87,7 +87,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     """Resolve --suite / --task into an EvalSpec, naming any bad task, mode or situation."""
     from ravens_env.situations import parse_situations
     from ravens_env.tasks import make_task
-    from runtime.controller import MODES
+    from runtime.controller import MODES, SEED_MODES
     from runtime.eval.closed_loop import EvalSpec
     from runtime.eval.closed_loop_suites import get_suite
 
@@ -98,7 +98,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     tasks = list(suite.tasks) if suite else list(dict.fromkeys(p.task for p in paraphrases)) \
         if paraphrases else _split(args.task or "put-blocks-in-mismatched-bowls")
     modes = [MODE_ALIASES.get(m.lower(), m) for m in _split(args.modes)] if args.modes else list(
-        suite.modes if suite else MODES)
+        suite.modes if suite else SEED_MODES)
     for t in tasks:
         make_task(t)
     bad = [m for m in modes if m not in MODES]
