@@ -122,6 +122,12 @@ def _describe(e: dict) -> str | None:
         return f"<span class={mark}>{_esc(e['instruction'])}</span> {_esc(detail)}{_esc(extra)}"
     if kind == "questions":
         return "<br>".join(f"{_esc(q)} &rarr; <b>{_esc(a)}</b> ({s})" for q, a, s in e["qa"])
+    if kind == "symbolic_check":  # DKPROMPT's modes: each predicate, its answer, the belief
+        rows = [f"{_esc(pred)}: {_esc(q or 'robot state')} &rarr; <b>{_esc(a or '')}</b> "
+                f"({s}) <b>{_esc(verdict)}</b>" for pred, q, a, s, verdict in e["verdicts"]]
+        rows += [_esc(f"belief: {c['block']} {c['from']} -> {c['to']} ({c['cause']})")
+                 for c in e.get("belief_changes", [])]
+        return f"{_esc(e['check'])} of {_esc(e['action'])}<br>" + "<br>".join(rows)
     if kind in ("retry", "replan", "tell_planner", "sandbox_end", "crash", "print"):
         return _esc({k: v for k, v in e.items() if k not in ("seq", "t", "type", "traceback")})
     return None

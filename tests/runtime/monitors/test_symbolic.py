@@ -173,3 +173,14 @@ def test_dkprompt_mode_recovers_from_grasp_failures_by_replanning(task, tmp_path
     sweeps = [e for e in events if e["type"] == "questions"
               and sum(q.startswith("what is below") for q, *_ in e["qa"]) > 1]
     assert len(sweeps) == 1
+
+
+def test_the_report_shows_each_check_its_answers_and_the_belief_changes(tmp_path):
+    result = run_episode(RunConfig(task="put-block-in-bowl", seed=5, mode="dkprompt",
+                                   actor="oracle", reasoner="oracle",
+                                   situations="dkprompt-grasp", runs_dir=tmp_path))
+    from pathlib import Path
+
+    html = (Path(result.run_dir) / "report.html").read_text()
+    assert "preconditions of put(" in html and "effects of put(" in html
+    assert "clear(" in html and "robot state" in html and "belief: " in html
