@@ -29,7 +29,7 @@ from typing import Protocol
 
 from primitives.reasoning_actions import RELATIONS
 from ravens_env.types import Observation, PickPlace
-from runtime.monitors import SYMBOLIC_MODES, SymbolicMonitor, View
+from runtime.monitors import SYMBOLIC_MODES, SymbolicMonitor, View, unsure_below
 from runtime.trace import TraceWriter
 from vrs.reasoner import Reasoner
 
@@ -217,7 +217,8 @@ class Controller:
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
-        self.monitor = SymbolicMonitor(mode) if mode in SYMBOLIC_MODES else None
+        self.monitor = (SymbolicMonitor(mode, unsure_below(reasoner.name))
+                        if mode in SYMBOLIC_MODES else None)
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:

@@ -1,6 +1,7 @@
-"""`codeplan tune detector`: choose a trained model's settings on a dev set.
+"""`codeplan tune detector` / `tune unsure`: choose a model's settings on a dev set.
 
     codeplan tune detector --model runs/detector --data data/vqa-dev --write
+    codeplan tune unsure --reasoner default     # the symbolic modes' unsure threshold
 
 Why a verb of its own: settings chosen after training (the detector's decoding thresholds)
 must be chosen on data of their own, neither training nor validation; `--write` stores the
@@ -22,6 +23,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     tsub = add_group(subparsers, "tune", "choose a trained model's settings on a dev set",
                      "tune commands", "MODEL")
     add_detector_parser(tsub)
+    add_unsure_parser(tsub)
+
+
+def add_unsure_parser(tsub: argparse._SubParsersAction) -> None:
+    """Add `unsure` to the `tune` group: the score below which a reasoner's answers count as
+    unsure in the symbolic modes, chosen on dev scenes."""
+    p = tsub.add_parser("unsure", help="the score below which the symbolic modes call a "
+                                       "reasoner's answer unsure, chosen on dev scenes")
+    p.add_argument("--reasoner", default="default", help="default, detector, ofa or a dir")
+    p.add_argument("--task", default="put-block-in-bowl,put-blocks-in-matching-bowls,"
+                   "put-blocks-in-mismatched-bowls,stack-blocks", help="comma-separated")
+    p.add_argument("--episodes", type=int, default=10, help="per task, on dev seeds")
+    p.add_argument("--seed-start", type=int, default=0,
+                   help="first dev seed (default 0; the tables use 1000.. and 3000..)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_tune_unsure)
 
 
 def add_detector_parser(tsub: argparse._SubParsersAction) -> None:
@@ -64,6 +81,30 @@ def _floats(value: str, off: bool = False) -> list[float | None]:
 def _floats_or_off(value: str) -> list[float | None]:
     """argparse type: comma-separated numbers, or off (no hidden-support threshold)."""
     return _floats(value, off=True)
+
+
+def _tune_unsure(args: argparse.Namespace) -> int:
+    """Ask the reasoner and the oracle the symbolic modes' questions on dev scenes; print the
+    threshold that best separates right from wrong answers."""
+    from ravens_env.tasks import make_task
+    from runtime.monitors.calibration import choose, collect
+
+    tasks = [t.strip() for t in args.task.split(",") if t.strip()]
+    for t in tasks:
+        make_task(t)
+    result = choose(collect(args.reasoner, tasks, args.episodes, args.seed_start))
+    result |= {"reasoner": args.reasoner, "tasks": tasks, "episodes": args.episodes,
+               "seed_start": args.seed_start}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print("| threshold | unsure answers | their accuracy | separated |\n|---|---|---|---|")
+    for r in result["table"]:
+        acc = "-" if r["accuracy_of_unsure"] is None else f"{r['accuracy_of_unsure']:.2f}"
+        print(f"| {r['threshold']:.2f} | {r['unsure']} | {acc} | {r['separated']} |")
+    print(f"\nchosen: {result['threshold']} ({result['answers']} answers, accuracy "
+          f"{result['accuracy']:.3f}) for {args.reasoner}")
+    return 0
 
 
 def _tune_detector(args: argparse.Namespace) -> int:

@@ -3,6 +3,12 @@ effect questions with a symbolic belief (`symbolic.py`), the predicates and thei
 (`predicates.py`), the belief (`belief.py`). The seed paper's modes (open-loop, success,
 progress) stay in the controller; these plug into it through `View`."""
 
-from runtime.monitors.symbolic import SYMBOLIC_MODES, UNSURE_BELOW, SymbolicMonitor, View
+from runtime.monitors.symbolic import (
+    SYMBOLIC_MODES,
+    UNSURE_BELOW,
+    SymbolicMonitor,
+    View,
+    unsure_below,
+)
 
-__all__ = ["SYMBOLIC_MODES", "UNSURE_BELOW", "SymbolicMonitor", "View"]
+__all__ = ["SYMBOLIC_MODES", "UNSURE_BELOW", "SymbolicMonitor", "View", "unsure_below"]

@@ -184,3 +184,24 @@ def test_the_report_shows_each_check_its_answers_and_the_belief_changes(tmp_path
     html = (Path(result.run_dir) / "report.html").read_text()
     assert "preconditions of put(" in html and "effects of put(" in html
     assert "clear(" in html and "robot state" in html and "belief: " in html
+
+
+def test_the_unsure_threshold_is_the_one_that_best_separates_right_from_wrong_answers():
+    from runtime.monitors.calibration import Row, choose
+
+    rows = ([Row("q", "no", "yes", 0.0)] * 4 + [Row("q", "yes", "yes", 0.2)] * 6
+            + [Row("q", "yes", "yes", 0.9)] * 20 + [Row("q", "no", "yes", 0.3)] * 1)
+    chosen = choose(rows)
+    assert chosen["threshold"] == 0.05  # ignores the four wrong zeros, trusts the right 0.2s
+    assert chosen["accuracy"] == 26 / 31
+    row = next(r for r in chosen["table"] if r["threshold"] == 0.25)
+    assert (row["unsure"], row["accuracy_of_unsure"]) == (10, 0.6)
+    assert choose([Row("q", "yes", "yes", 0.4)])["threshold"] == 0.0  # all right: trust all
+
+
+def test_calibration_asks_the_symbolic_questions_on_dev_scenes():
+    from runtime.monitors.calibration import collect
+
+    rows = collect("oracle", ["put-block-in-bowl"], episodes=1, seed_start=0)
+    assert rows and all(r.right and r.score == 1.0 for r in rows)
+    assert {r.question.split(" the ")[0] for r in rows} >= {"is there anything in", "is"}
