@@ -252,7 +252,20 @@ class Controller:
             why = self.monitor.after(view, claim.pick, claim.targets, source)
         if why is not None:
             self.counters.retries += 1  # a replan stands where progress mode's redo stands
+            self._put_down_held(view)
             raise Replan(why)
+
+    def _put_down_held(self, view: View) -> None:
+        """Before a replan, finish the put whose place did not let go. Why: the planner's
+        model has no holding(b) (a put is one action), so a plan from the belief may start
+        with another block, whose precondition handempty then fails on every replan; the
+        held block's own put — the last one executed — is what the plan meant for it."""
+        held = view.holding()
+        last = self.history[-1] if self.history else None
+        if held is None or last is None or last[0] != held:
+            return
+        self._execute(Claim(*last))
+        self.monitor.after(view, held, Claim(*last).targets, None)
 
     def _view(self) -> View:
         return View(ask=self._ask_answers, holding=lambda: getattr(self.obs, "holding", None),

@@ -205,3 +205,43 @@ def test_calibration_asks_the_symbolic_questions_on_dev_scenes():
     rows = collect("oracle", ["put-block-in-bowl"], episodes=1, seed_start=0)
     assert rows and all(r.right and r.score == 1.0 for r in rows)
     assert {r.question.split(" the ")[0] for r in rows} >= {"is there anything in", "is"}
+
+
+def test_a_block_the_cup_did_not_let_go_is_put_down_before_the_replan(tmp_path, monkeypatch):
+    """The planner has no holding(b): a recovery plan that starts with another block would
+    meet handempty false on every replan. The held block's put is finished first."""
+    from ravens_env.env import TabletopEnv
+    from ravens_env.situations import Situations
+
+    execute = TabletopEnv.execute
+
+    def once_held(env, action):  # only the first place fails to let go
+        obs = execute(env, action)
+        env.situations = Situations()
+        return obs
+
+    monkeypatch.setattr(TabletopEnv, "execute", once_held)
+    head = ("from control_actions import put_first_on_second\n"
+            "from plan_actions import tell_planner\n")
+    plans = [head + "put_first_on_second('yellow block', 'pink bowl')\n"
+             "put_first_on_second('pink block', 'yellow bowl')\ntell_planner('done')\n",
+             head + "put_first_on_second('pink block', 'yellow bowl')\n"
+             "put_first_on_second('cyan block', 'green bowl')\n"
+             "put_first_on_second('green block', 'cyan bowl')\ntell_planner('done')\n"]
+
+    class TwoPlans:
+        name = "scripted"
+
+        def plan(self, request):
+            from runtime.planners.base import Codeplan
+
+            return Codeplan(plans[min(request.attempt, 1)], "scripted")
+
+    result = run_episode(RunConfig(task="put-blocks-in-mismatched-bowls", seed=0,
+                                   mode="dkprompt", actor="oracle", reasoner="oracle",
+                                   situations="place_held=1.0", runs_dir=tmp_path,
+                                   report=False), planner=TwoPlans())
+    assert result.success, result.failure_reason
+    actions = [e for e in read_trace(result.run_dir)[1] if e["type"] == "action"]
+    assert actions[0]["holding"] == "yellow block" and "holding" not in actions[1]
+    assert actions[1]["instruction"] == "put the yellow block in the pink bowl"
