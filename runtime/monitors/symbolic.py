@@ -95,13 +95,7 @@ class SymbolicMonitor:
         if not self.check_pre:
             return None
         verdicts = self._judge(view, preconditions(pick, targets), pick)
-        failed = [v for v in verdicts if v.failed]
-        self._locate(view, failed, "precondition")
-        self._record(view, "preconditions", pick, targets, verdicts)
-        if not failed:
-            return None
-        return (f"before putting the {pick} {_rel(targets)} {' and '.join(targets)}: "
-                + "; ".join(_explain(v) for v in failed))
+        return self._conclude(view, "preconditions", pick, targets, verdicts)
 
     def after(self, view: View, pick: str, targets: list[str], source: str | None
               ) -> str | None:
@@ -112,15 +106,22 @@ class SymbolicMonitor:
             return None
         verdicts = self._judge(view, effects(pick, targets, source), pick)
         verdicts = self._resolve(view, verdicts, pick, source)
-        missing = [v for v in verdicts if v.failed]
-        if not any(v.predicate.name in ("in", "on") for v in missing):
+        if not any(v.failed and v.predicate.name in ("in", "on") for v in verdicts):
             self._belief().set(pick, place, "effect observed")
-        self._locate(view, missing, "effect")
-        self._record(view, "effects", pick, targets, verdicts)
-        if not missing:
+        return self._conclude(view, "effects", pick, targets, verdicts)
+
+    def _conclude(self, view: View, check: str, pick: str, targets: list[str],
+                  verdicts: list[Verdict]) -> str | None:
+        """Correct the belief from the failed predicates, trace the check, and say what
+        failed (None: nothing did)."""
+        failed = [v for v in verdicts if v.failed]
+        self._locate(view, failed, check)
+        self._record(view, check, pick, targets, verdicts)
+        if not failed:
             return None
-        return (f"after putting the {pick} {_rel(targets)} {place}: "
-                + "; ".join(_explain(v) for v in missing))
+        when = "before" if check == "preconditions" else "after"
+        return (f"{when} putting the {pick} {_rel(targets)} {' and '.join(targets)}: "
+                + "; ".join(_explain(v) for v in failed))
 
     def facts(self) -> list[tuple[str, str, str]]:
         return self._belief().facts()

@@ -46,11 +46,12 @@ def test_drop_leaves_the_block_out_of_the_target_and_unheld():
     env.close()
 
 
-def test_miss_lands_the_block_away_from_the_target():
-    env, before, obs = _one_step("put-block-in-bowl", 0, Situations(miss=1.0))
+@pytest.mark.parametrize("kind", ["miss", "place_drop"])
+def test_miss_and_place_drop_land_the_block_away_from_the_target(kind):
+    env, before, obs = _one_step("put-block-in-bowl", 0, Situations(**{kind: 1.0}))
     block, bowl = env.task.target
     after = env.scene(visibility=False)
-    assert obs.last_action.situations == ["miss"]
+    assert obs.last_action.situations == [kind]
     assert math.dist(after.get(block).position[:2], before.get(bowl).position[:2]) > 0.05
     env.close()
 
@@ -174,16 +175,7 @@ def test_place_held_keeps_the_block_until_the_next_action_places_it():
     env.close()
 
 
-def test_place_drop_lands_the_block_beside_the_target():
-    env, before, obs = _one_step("put-block-in-bowl", 0, Situations(place_drop=1.0))
-    block, bowl = env.task.target
-    after = env.scene(visibility=False)
-    assert obs.last_action.situations == ["place_drop"]
-    assert math.dist(after.get(block).position[:2], before.get(bowl).position[:2]) > 0.05
-    env.close()
-
-
-def test_grasp_rates_are_dkprompts_and_leave_the_other_draws_as_they_were():
+def test_grasp_rates_are_dkprompts():
     """The dkprompt-grasp preset fires at DKPROMPT's Table 6 rates, one failure per phase at
     most."""
     grasp = PRESETS["dkprompt-grasp"]
