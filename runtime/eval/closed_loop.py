@@ -19,6 +19,7 @@ from pathlib import Path
 
 from common.stats import wilson_interval
 from runtime.eval.closed_loop_paraphrases import Paraphrase, load_paraphrases
+from runtime.eval.closed_loop_suites import resolve_method
 from runtime.eval.diagnostics import CAUSES, diagnose_run
 from runtime.run_config import RunConfig
 
@@ -57,24 +58,38 @@ def _episode(args: tuple) -> dict:
     from runtime.runner import run_episode
 
     instruction = _paraphrased(args[4], task, seed) if len(args) > 4 else None
-    config = RunConfig(task=task, seed=seed, mode=mode, planner=spec.planner,
-                       instruction=instruction, planner_options=dict(spec.planner_options),
+    column = mode  # a mode, or a method: (mode, planner) of its own (the methods suite)
+    mode, planner = resolve_method(column, spec.planner)
+    config = RunConfig(task=task, seed=seed, mode=mode, planner=planner,
+                       instruction=instruction, planner_options=_options(spec, planner),
                        reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False,
                        first_plan_error_is_fatal=False)
     r = run_episode(config)
     diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
-    return {"task": task, "mode": mode, "seed": seed, "success": r.success,
+    return {"task": task, "mode": column, "seed": seed, "success": r.success,
             "believed_done": r.believed_done, "failure_reason": r.failure_reason,
             "failure_cause": diagnostics["failure_cause"],
             "wall_s": r.wall_s, "situations": spec.situations, "actor": spec.actor,
             "reasoner": spec.reasoner, "planner": spec.planner,
+            **({"method": {"mode": mode, "planner": planner}} if column != mode
+               or planner != spec.planner else {}),
             "planner_options": {k: v for k, v in spec.planner_options.items()
                                 if k not in _RUN_ONLY}, "run_dir": r.run_dir,
             **{k: r.counts.get(k, 0) for k in COUNTS},
             "actor_calls": r.counts.get("actions", 0), "diagnostics": diagnostics,
-            "instruction": instruction, "rerun": rerun_command(spec, task, seed, mode, instruction),
+            "instruction": instruction,
+            "rerun": rerun_command(spec, task, seed, column, instruction),
             "replay": f"codeplan replay {shlex.quote(r.run_dir)}"}
+
+
+def _options(spec: EvalSpec, planner: str) -> dict:
+    """The run's planner options for its own planner; a method's other planner gets only the
+    shared LLM server's address (when one runs)."""
+    if planner == spec.planner:
+        return dict(spec.planner_options)
+    return {k: v for k, v in spec.planner_options.items() if k == "server_url"} \
+        if planner == "llm" else {}
 
 
 def _paraphrased(paraphrase: Paraphrase, task: str, seed: int) -> str:
@@ -90,11 +105,12 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
                   instruction: str | None = None) -> str:
     """The `codeplan run` line that repeats one episode of `spec` (same seed, same stack, same
     words). Why: an episode in a table is only evidence if anyone can run it again."""
+    mode, planner = resolve_method(mode, spec.planner)
     argv = ["codeplan", "run", *([instruction] if instruction else []), "--task", task,
             "--seed", str(seed), "--mode", mode,
             "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
-            "--planner", spec.planner]
-    for key, value in spec.planner_options.items():
+            "--planner", planner]
+    for key, value in _options(spec, planner).items():
         if key == "fetch":  # a switch: only its "off" is a flag
             argv += [] if value is not False else ["--no-fetch"]
         elif value is not None and key not in _RUN_ONLY:
@@ -184,7 +200,8 @@ def _shared_llm(spec: EvalSpec):
     workers are given. Why: a server per worker loads the model once per worker (1.1 GB each)
     and keeps a prompt cache each; one server batches the workers' requests."""
     workers = min(spec.workers, os.cpu_count() or 1)
-    if spec.planner != "llm" or workers <= 1 or spec.planner_options.get("server_url"):
+    uses_llm = "llm" in {resolve_method(m, spec.planner)[1] for m in spec.modes}
+    if not uses_llm or workers <= 1 or spec.planner_options.get("server_url"):
         yield spec
         return
     from runtime.planners.local_llm import LocalLLMPlanner

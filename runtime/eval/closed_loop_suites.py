@@ -49,6 +49,20 @@ VOLO_CATEGORIES: dict[str, dict[str, float]] = {
     "world-knowledge": {"VoLo full": 0.2500, "CaP-X-s": 0.0208},
 }
 
+# DKPROMPT's methods (issue 22) as table columns: (controller mode, planner); a planner of
+# None keeps the run's `--planner`. `success` and `progress` are the seed paper's modes.
+METHODS: dict[str, tuple[str, str | None]] = {
+    "classical": ("open-loop", "offline"),  # a Fast Downward plan, executed blind
+    "llm-planner": ("open-loop", "llm"),  # the LLM writes the plan; no feedback (VLM-planner)
+    "pre-only": ("pre-only", "offline"),
+    "eff-only": ("eff-only", "offline"),
+    "dkprompt": ("dkprompt", "offline"),
+}
+# DKPROMPT (Zhang et al., 2024), Table 5: success over its 5 tasks (~20 trials each) in its
+# own simulator, per method; another benchmark's figures, printed beside ours for scale.
+DKPROMPT_TABLE5 = {"dkprompt": 0.665, "suc-aff-qa": 0.540, "suc-qa": 0.518, "eff-only": 0.530,
+                   "pre-only": 0.415, "aff-qa": 0.359, "classical": 0.171, "llm-planner": 0.022}
+
 SUITES: dict[str, ClosedLoopSuite] = {
     "paper-table2": ClosedLoopSuite(
         name="paper-table2", tasks=tuple(PAPER_TABLE2), modes=("open-loop", "success", "progress"),
@@ -62,7 +76,20 @@ SUITES: dict[str, ClosedLoopSuite] = {
         name="reasoning", tasks=tuple(REASONING_TASKS), modes=("progress",), seed_start=3000,
         category_reference=VOLO_CATEGORIES,
         category_reference_label="VoLo paper, RoboVoLo (another benchmark)"),
+    # The method comparison (issue 22): the paper's tasks and stacking, every method, under
+    # DKPROMPT's own grasp failures (pass --situations for another preset).
+    "methods": ClosedLoopSuite(
+        name="methods", tasks=(*PAPER_TABLE2, "stack-blocks"),
+        modes=("classical", "llm-planner", "success", "progress", "pre-only", "eff-only",
+               "dkprompt")),
 }
+
+
+def resolve_method(column: str, planner: str) -> tuple[str, str]:
+    """(controller mode, planner) of a table column: a method's own pair, or a plain mode
+    with the run's planner."""
+    mode, own = METHODS.get(column, (column, None))
+    return mode, own or planner
 
 
 def get_suite(name: str) -> ClosedLoopSuite:

@@ -340,3 +340,30 @@ def test_resume_without_out_finds_the_newest_dated_results_dir(tmp_path, monkeyp
     resumed = build_spec(_parse("--suite", "paper-table2", "--resume"))
     assert resumed.resume and resumed.out_dir.as_posix() == "results/paper-table2/2026-11-25"
     assert build_spec(_parse("--suite", "paper-table2")).out_dir.name != "2026-11-25"
+
+
+def test_the_methods_suite_runs_each_method_with_its_own_mode_and_planner(tmp_path):
+    """Issue 22: a table column is a method — DKPROMPT's classical planner is the offline
+    (Fast Downward) plan run open-loop, dkprompt the symbolic mode — and each episode's
+    rerun line repeats that method's own mode and planner."""
+    from runtime.eval.closed_loop_suites import METHODS, resolve_method
+
+    spec = build_spec(_parse("--suite", "methods", "--episodes", "1"))
+    assert spec.tasks[-1] == "stack-blocks" and set(spec.modes) >= set(METHODS)
+    assert resolve_method("classical", "llm") == ("open-loop", "offline")
+    assert resolve_method("progress", "llm") == ("progress", "llm")
+    spec = EvalSpec(["put-block-in-bowl"], ["classical", "dkprompt", "progress"], episodes=1,
+                    situations="dkprompt-grasp", actor="oracle", reasoner="oracle",
+                    out_dir=tmp_path)
+    result = run_eval(spec, progress=False)
+    assert set(result["success_rate"]["put-block-in-bowl"]) == {"classical", "dkprompt",
+                                                                "progress"}
+    records = {r["mode"]: r for r in _records(tmp_path)}
+    assert records["classical"]["method"] == {"mode": "open-loop", "planner": "offline"}
+    assert "method" not in records["progress"]
+    rerun = shlex.split(records["dkprompt"]["rerun"])
+    assert rerun[rerun.index("--mode") + 1] == "dkprompt"
+    # open-loop asks nothing after perception; dkprompt asks each put's pre and effects
+    assert records["dkprompt"]["questions"] > records["classical"]["questions"]
+    with pytest.raises(CliError, match="methods: classical"):
+        build_spec(_parse("--task", "stack-blocks", "--modes", "dkprompt-ish"))
