@@ -10,6 +10,9 @@ Modes (the seed paper's Table 2 columns):
              DKPROMPT's method and ablations (`runtime/monitors/`): ask the action's PDDL
              preconditions before it and its effects after it, keep a symbolic belief, and
              stop the codeplan for a replan from that belief when one fails (`Replan`)
+  aff-qa, suc-qa, suc-aff-qa
+             DKPROMPT's baselines: one holistic question before / after each action, a
+             replan (from a fresh look) on "no"
 
 The controller sees the world only through the reasoner (questions about the front image) and
 acts only through the actor; success is scored elsewhere from ground truth. Stopping a codeplan
@@ -29,12 +32,12 @@ from typing import Protocol
 
 from primitives.reasoning_actions import RELATIONS
 from ravens_env.types import Observation, PickPlace
-from runtime.monitors import SYMBOLIC_MODES, SymbolicMonitor, View, unsure_below
+from runtime.monitors import MONITOR_MODES, View, make_monitor
 from runtime.trace import TraceWriter
 from vrs.reasoner import Reasoner
 
 SEED_MODES = ("open-loop", "success", "progress")  # the seed paper's Table 2 columns
-MODES = SEED_MODES + tuple(SYMBOLIC_MODES)
+MODES = SEED_MODES + MONITOR_MODES
 MAX_RETRIES = 20  # per episode, as in the seed paper: more is a failure
 MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask for a new plan
 # The episode budget (all codeplans together). Measured honest maxima (docs/RESULTS.md,
@@ -217,8 +220,7 @@ class Controller:
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
-        self.monitor = (SymbolicMonitor(mode, unsure_below(reasoner.name))
-                        if mode in SYMBOLIC_MODES else None)
+        self.monitor = make_monitor(mode, reasoner.name)
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:
@@ -327,7 +329,8 @@ class Controller:
         """Objects and facts for a plan request: perceived, or — in a symbolic mode after the
         first plan — the belief, which the questions since have kept up to date (DKPROMPT
         replans from its belief instead of looking at every block again)."""
-        if self.monitor is None or first or self._known is None:
+        if self.monitor is None or not self.monitor.keeps_belief or first or \
+                self._known is None:
             objects, facts = self.perceive_objects(), self.perceive_facts()
             if self.monitor is not None and first:
                 self.monitor.start(objects, facts)

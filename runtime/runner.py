@@ -37,7 +37,7 @@ from runtime.controller import (
     PlannerReport,
     Replan,
 )
-from runtime.monitors import SYMBOLIC_MODES
+from runtime.monitors import MONITOR_MODES
 from runtime.planners.base import Codeplan, Planner, PlannerError, PlanRequest
 from runtime.run_config import RunConfig, RunError, RunResult
 from runtime.sandbox import Sandbox, SandboxResult
@@ -195,11 +195,11 @@ def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: S
 
 def plan_budget(config: RunConfig) -> int:
     """How many codeplans an episode may use: `max_plans`, or by default 5 (the first and 4
-    recovery codeplans) — and in a symbolic mode 1 + MAX_RETRIES, since there a replan
+    recovery codeplans) — and in a monitor mode 1 + MAX_RETRIES, since there a replan
     stands where progress mode redoes an action, and it gets the same budget."""
     if config.max_plans is not None:
         return config.max_plans
-    return 1 + MAX_RETRIES if config.mode in SYMBOLIC_MODES else DEFAULT_MAX_PLANS
+    return 1 + MAX_RETRIES if config.mode in MONITOR_MODES else DEFAULT_MAX_PLANS
 
 
 def _same_plan_again(plan: Codeplan, outcome: _Outcome) -> bool:

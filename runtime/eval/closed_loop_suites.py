@@ -54,6 +54,9 @@ VOLO_CATEGORIES: dict[str, dict[str, float]] = {
 METHODS: dict[str, tuple[str, str | None]] = {
     "classical": ("open-loop", "offline"),  # a Fast Downward plan, executed blind
     "llm-planner": ("open-loop", "llm"),  # the LLM writes the plan; no feedback (VLM-planner)
+    "aff-qa": ("aff-qa", "offline"),
+    "suc-qa": ("suc-qa", "offline"),
+    "suc-aff-qa": ("suc-aff-qa", "offline"),
     "pre-only": ("pre-only", "offline"),
     "eff-only": ("eff-only", "offline"),
     "dkprompt": ("dkprompt", "offline"),
@@ -80,8 +83,8 @@ SUITES: dict[str, ClosedLoopSuite] = {
     # DKPROMPT's own grasp failures (pass --situations for another preset).
     "methods": ClosedLoopSuite(
         name="methods", tasks=(*PAPER_TABLE2, "stack-blocks"),
-        modes=("classical", "llm-planner", "success", "progress", "pre-only", "eff-only",
-               "dkprompt")),
+        modes=("classical", "llm-planner", "success", "progress", "aff-qa", "suc-qa",
+               "suc-aff-qa", "pre-only", "eff-only", "dkprompt")),
 }
 
 

@@ -68,6 +68,11 @@ class Predicate:
         return text if self.want else f"not {text}"
 
 
+def placement(targets: list[str]) -> str:
+    """'in' for one bowl, else 'on' (a block, the stand, or a pyramid's pair of blocks)."""
+    return "in" if len(targets) == 1 and targets[0].endswith("bowl") else "on"
+
+
 def preconditions(pick: str, targets: list[str]) -> list[Predicate]:
     """put(pick, targets): the cup free (or holding this very block), the block clear, and a
     single bowl or block target clear."""
@@ -80,8 +85,7 @@ def preconditions(pick: str, targets: list[str]) -> list[Predicate]:
 def effects(pick: str, targets: list[str], source: str | None) -> list[Predicate]:
     """put(pick, targets) from `source`: the block in/on each target, the cup free, and the
     place it left clear (when that place is a bowl or a block)."""
-    relation = "in" if len(targets) == 1 and targets[0].endswith("bowl") else "on"
-    eff = [Predicate(relation, (pick, t)) for t in targets] + [Predicate("handempty")]
+    eff = [Predicate(placement(targets), (pick, t)) for t in targets] + [Predicate("handempty")]
     if source and source not in (*SURFACES, HELD) and source not in targets:
         eff.append(Predicate("clear", (source,)))
     return eff

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from runtime.monitors.belief import HELD, Belief
-from runtime.monitors.predicates import NON_VISION, Predicate, effects, preconditions
+from runtime.monitors.predicates import (
+    NON_VISION,
+    Predicate,
+    effects,
+    placement,
+    preconditions,
+)
 
 SYMBOLIC_MODES = {"dkprompt": (True, True), "pre-only": (True, False),
                   "eff-only": (False, True)}
@@ -77,6 +83,8 @@ class Verdict:
 class SymbolicMonitor:
     """Asks the PDDL preconditions / effects of each put and keeps the belief."""
 
+    keeps_belief = True  # a replan is planned from the belief
+
     def __init__(self, mode: str, unsure_below: float = 0.0) -> None:
         if mode not in SYMBOLIC_MODES:
             raise ValueError(f"unknown symbolic mode {mode!r}; modes: "
@@ -120,7 +128,7 @@ class SymbolicMonitor:
         if not failed:
             return None
         when = "before" if check == "preconditions" else "after"
-        return (f"{when} putting the {pick} {_rel(targets)} {' and '.join(targets)}: "
+        return (f"{when} putting the {pick} {placement(targets)} {' and '.join(targets)}: "
                 + "; ".join(_explain(v) for v in failed))
 
     def facts(self) -> list[tuple[str, str, str]]:
@@ -200,10 +208,6 @@ def _what_is(view: View, place: str, relation: str | None = None) -> str | None:
     rel = relation or ("in" if place.endswith("bowl") else "on")
     answer = view.ask([f"what is {rel} the {place}?"])[0].text
     return None if answer in ("nothing", "") else answer
-
-
-def _rel(targets: list[str]) -> str:
-    return "in" if len(targets) == 1 and targets[0].endswith("bowl") else "on"
 
 
 def _explain(v: Verdict) -> str:
