@@ -367,3 +367,18 @@ def test_the_methods_suite_runs_each_method_with_its_own_mode_and_planner(tmp_pa
     assert records["dkprompt"]["questions"] > records["classical"]["questions"]
     with pytest.raises(CliError, match="methods: classical"):
         build_spec(_parse("--task", "stack-blocks", "--modes", "dkprompt-ish"))
+
+
+def test_the_methods_table_shows_dkprompts_published_means_labelled_as_theirs(tmp_path):
+    from runtime.eval.closed_loop_suites import DKPROMPT_TABLE5
+
+    suite = get_suite("methods")
+    assert suite.reference["stack-blocks"]["dkprompt"] == DKPROMPT_TABLE5["dkprompt"] == 0.665
+    assert "another simulator" in suite.reference_label
+    eps = [_episode(t, m, True) for t in suite.tasks for m in suite.modes]
+    spec = EvalSpec(list(suite.tasks), list(suite.modes), episodes=1, suite="methods",
+                    reference=suite.reference, reference_label=suite.reference_label,
+                    reference_episodes=20, out_dir=tmp_path)
+    write_report(aggregate(spec, eps), tmp_path, "codeplan eval closed-loop --suite methods")
+    table = (tmp_path / "table.md").read_text()
+    assert "66.5%" in table and "17.1%" in table and "another simulator" in table
