@@ -220,7 +220,7 @@ class Controller:
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
-        self.monitor = make_monitor(mode, reasoner.name)
+        self.monitor = make_monitor(mode, lambda: reasoner.name)
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:

@@ -4,6 +4,8 @@ effect questions with a symbolic belief (`symbolic.py`), the predicates and thei
 baselines (`qa.py`). The seed paper's modes (open-loop, success,
 progress) stay in the controller; these plug into it through `View`."""
 
+from collections.abc import Callable
+
 from runtime.monitors.qa import QA_MODES, QAMonitor
 from runtime.monitors.symbolic import (
     SYMBOLIC_MODES,
@@ -17,14 +19,16 @@ from runtime.monitors.symbolic import (
 MONITOR_MODES = (*SYMBOLIC_MODES, *QA_MODES)
 
 
-def make_monitor(mode: str, reasoner: str) -> SymbolicMonitor | QAMonitor | None:
+def make_monitor(mode: str, reasoner: str | Callable[[], str]
+                 ) -> SymbolicMonitor | QAMonitor | None:
     """The monitor of a mode (None for the seed paper's modes), with the reasoner's unsure
-    threshold."""
-    if mode in SYMBOLIC_MODES:
-        return SymbolicMonitor(mode, unsure_below(reasoner))
-    if mode in QA_MODES:
-        return QAMonitor(mode, unsure_below(reasoner))
-    return None
+    threshold. `reasoner` is its name, or a callable giving it when first needed: the name
+    of a reasoning service is a request (a service that fails must fail inside the episode,
+    where its errors end the episode cleanly, not while the controller is built)."""
+    if mode not in MONITOR_MODES:
+        return None
+    cut = (lambda: unsure_below(reasoner())) if callable(reasoner) else unsure_below(reasoner)
+    return (SymbolicMonitor if mode in SYMBOLIC_MODES else QAMonitor)(mode, cut)
 
 
 __all__ = ["MONITOR_MODES", "QA_MODES", "SYMBOLIC_MODES", "UNSURE_BELOW", "QAMonitor",

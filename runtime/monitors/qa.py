@@ -17,6 +17,8 @@ starts from a fresh look at every block, as the seed paper's loop does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from runtime.monitors.predicates import NON_VISION, Predicate, placement, preconditions
 from runtime.monitors.symbolic import View
 
@@ -29,11 +31,18 @@ class QAMonitor:
     belief = None
     keeps_belief = False  # a replan perceives the scene afresh
 
-    def __init__(self, mode: str, unsure_below: float = 0.0) -> None:
+    def __init__(self, mode: str, unsure_below: float | Callable[[], float] = 0.0) -> None:
         if mode not in QA_MODES:
             raise ValueError(f"unknown QA mode {mode!r}; modes: {', '.join(QA_MODES)}")
-        self.mode, self.unsure_below = mode, unsure_below
+        self.mode, self._cut = mode, unsure_below
         self.check_pre, self.check_eff = QA_MODES[mode]
+
+    @property
+    def unsure_below(self) -> float:
+        """The reasoner's threshold, looked up when first needed (see SymbolicMonitor)."""
+        if callable(self._cut):
+            self._cut = self._cut()
+        return self._cut
 
     def start(self, objects: list[str], facts: list[tuple[str, str, str]]) -> None:
         """Nothing to keep: the QA baselines have no belief."""

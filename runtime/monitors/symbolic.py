@@ -85,13 +85,21 @@ class SymbolicMonitor:
 
     keeps_belief = True  # a replan is planned from the belief
 
-    def __init__(self, mode: str, unsure_below: float = 0.0) -> None:
+    def __init__(self, mode: str, unsure_below: float | Callable[[], float] = 0.0) -> None:
         if mode not in SYMBOLIC_MODES:
             raise ValueError(f"unknown symbolic mode {mode!r}; modes: "
                              f"{', '.join(SYMBOLIC_MODES)}")
-        self.mode, self.unsure_below = mode, unsure_below
+        self.mode, self._cut = mode, unsure_below
         self.check_pre, self.check_eff = SYMBOLIC_MODES[mode]
         self.belief: Belief | None = None
+
+    @property
+    def unsure_below(self) -> float:
+        """The reasoner's threshold, looked up when first needed (after an answer: an HTTP
+        reasoner learns its model's name from its answers, not from an extra request)."""
+        if callable(self._cut):
+            self._cut = self._cut()
+        return self._cut
 
     def start(self, objects: list[str], facts: list[tuple[str, str, str]]) -> None:
         """The belief from the first perception of the episode."""

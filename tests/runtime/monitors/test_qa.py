@@ -55,3 +55,16 @@ def test_suc_aff_qa_replans_from_a_fresh_look(tmp_path):
     sweeps = [e for e in events if e["type"] == "questions"
               and sum(q.startswith("what is below") for q, *_ in e["qa"]) > 1]
     assert result.counts["replans"] >= 1 and len(sweeps) == result.counts["replans"] + 1
+
+
+def test_the_reasoners_name_is_asked_only_when_a_monitor_needs_its_threshold():
+    """The name of a reasoning service is a request; a failing service must not break the
+    controller's construction (a slow fuzz test found this), only the episode's questions."""
+    def failing() -> str:
+        raise ConnectionError("service down")
+
+    assert make_monitor("progress", failing) is None
+    monitor = make_monitor("dkprompt", failing)
+    with pytest.raises(ConnectionError):
+        _ = monitor.unsure_below
+    assert make_monitor("aff-qa", lambda: "detector").unsure_below == 0.05
