@@ -266,8 +266,9 @@ class Controller:
         last = self.history[-1] if self.history else None
         if held is None or last is None or last[0] != held:
             return
-        self._execute(Claim(*last))
-        self.monitor.after(view, held, Claim(*last).targets, None)
+        claim = Claim(*last)
+        self._execute(claim)
+        self.monitor.after(view, held, claim.targets, None)
 
     def _view(self) -> View:
         return View(ask=self._ask_answers, holding=lambda: getattr(self.obs, "holding", None),

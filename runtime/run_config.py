@@ -23,7 +23,7 @@ class RunConfig:
     actor: str = "oracle"
     situations: str = "none"
     runs_dir: Path = Path("runs")
-    max_plans: int | None = None  # None: 5 (1 + 4 recovery codeplans), 21 in a symbolic mode
+    max_plans: int | None = None  # None: 5 (1 + 4 recovery codeplans), 21 in a monitor mode
     # The episode budget over all codeplans: execution seconds (planner time not counted)
     # and primitive calls; `EpisodeBudget` says why, docs/RESULTS.md how the defaults were set.
     max_episode_s: float = MAX_EPISODE_S

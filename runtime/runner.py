@@ -44,8 +44,8 @@ from runtime.sandbox import Sandbox, SandboxResult
 from runtime.trace import TraceWriter
 
 _DONE = re.compile(r"^\s*(task\s+(is\s+)?)?(done|finished|complete|completed)\b", re.IGNORECASE)
-_NOT_AGAIN = ("budget", "killed")
-DEFAULT_MAX_PLANS = 5  # sandbox outcomes not worth re-running unchanged
+_NOT_AGAIN = ("budget", "killed")  # sandbox outcomes not worth re-running unchanged
+DEFAULT_MAX_PLANS = 5  # the first codeplan and 4 recovery codeplans (seed paper's modes)
 
 
 @dataclass

@@ -33,8 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--situations", default="none", help="none, dkprompt, hard or drop=0.2,...")
     run.add_argument("--runs-dir", type=Path, default=Path("runs"))
     run.add_argument("--max-plans", type=int, default=RunConfig.max_plans,
-                     help="codeplans per episode (default 5; 21 in the symbolic modes, where a "
-                          "replan stands for a redo)")
+                     help="codeplans per episode (default 5; 21 in the DKPROMPT modes and their "
+                          "baselines, where a replan stands for a redo)")
     run.add_argument("--max-episode-s", type=float, default=RunConfig.max_episode_s,
                      metavar="S", help="seconds of execution for the whole episode: codeplans, "
                      "primitives, perception; planner time not counted (default %(default)g)")

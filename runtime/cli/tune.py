@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from runtime.cli.args import add_group
+from runtime.cli.args import add_group, non_negative_int, positive_int
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,8 +34,8 @@ def add_unsure_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--reasoner", default="default", help="default, detector, ofa or a dir")
     p.add_argument("--task", default="put-block-in-bowl,put-blocks-in-matching-bowls,"
                    "put-blocks-in-mismatched-bowls,stack-blocks", help="comma-separated")
-    p.add_argument("--episodes", type=int, default=10, help="per task, on dev seeds")
-    p.add_argument("--seed-start", type=int, default=0,
+    p.add_argument("--episodes", type=positive_int, default=10, help="per task, on dev seeds")
+    p.add_argument("--seed-start", type=non_negative_int, default=0,
                    help="first dev seed (default 0; the tables use 1000.. and 3000..)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_tune_unsure)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.monitors.predicates import effects, preconditions
+from runtime.monitors.predicates import VISION, effects, preconditions
 
 GRID = tuple(round(0.05 * k, 2) for k in range(20))  # candidate thresholds 0.0 .. 0.95
 
@@ -65,7 +65,7 @@ def collect(reasoner: str, tasks: list[str], episodes: int, seed_start: int = 0,
 
 
 def _ask(model, oracle, image, predicates) -> list[Row]:
-    questions = [p.question() for p in predicates if p.kind == "vision"]
+    questions = [p.question() for p in predicates if p.kind == VISION]
     if not questions:
         return []
     answers, labels = model.ask(image, questions), oracle.ask(image, questions)

@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from runtime.monitors.predicates import NON_VISION, Predicate, placement, preconditions
-from runtime.monitors.symbolic import View
+from runtime.monitors.symbolic import UnsureCut, View
 
 QA_MODES = {"aff-qa": (True, False), "suc-qa": (False, True), "suc-aff-qa": (True, True)}
 
 
-class QAMonitor:
+class QAMonitor(UnsureCut):
     """Asks one holistic yes/no question before and/or after each put; keeps no belief."""
 
     belief = None
@@ -36,13 +36,6 @@ class QAMonitor:
             raise ValueError(f"unknown QA mode {mode!r}; modes: {', '.join(QA_MODES)}")
         self.mode, self._cut = mode, unsure_below
         self.check_pre, self.check_eff = QA_MODES[mode]
-
-    @property
-    def unsure_below(self) -> float:
-        """The reasoner's threshold, looked up when first needed (see SymbolicMonitor)."""
-        if callable(self._cut):
-            self._cut = self._cut()
-        return self._cut
 
     def start(self, objects: list[str], facts: list[tuple[str, str, str]]) -> None:
         """Nothing to keep: the QA baselines have no belief."""

@@ -80,7 +80,21 @@ class Verdict:
         return [str(self.predicate), self.question, self.answer, round(self.score, 4), verdict]
 
 
-class SymbolicMonitor:
+class UnsureCut:
+    """The reasoner's unsure threshold, given as a number or as a callable looked up when
+    first needed (after an answer: an HTTP reasoner learns its model's name from its
+    answers, not from an extra request). Shared by every monitor."""
+
+    _cut: float | Callable[[], float] = 0.0
+
+    @property
+    def unsure_below(self) -> float:
+        if callable(self._cut):
+            self._cut = self._cut()
+        return self._cut
+
+
+class SymbolicMonitor(UnsureCut):
     """Asks the PDDL preconditions / effects of each put and keeps the belief."""
 
     keeps_belief = True  # a replan is planned from the belief
@@ -92,14 +106,6 @@ class SymbolicMonitor:
         self.mode, self._cut = mode, unsure_below
         self.check_pre, self.check_eff = SYMBOLIC_MODES[mode]
         self.belief: Belief | None = None
-
-    @property
-    def unsure_below(self) -> float:
-        """The reasoner's threshold, looked up when first needed (after an answer: an HTTP
-        reasoner learns its model's name from its answers, not from an extra request)."""
-        if callable(self._cut):
-            self._cut = self._cut()
-        return self._cut
 
     def start(self, objects: list[str], facts: list[tuple[str, str, str]]) -> None:
         """The belief from the first perception of the episode."""

@@ -245,3 +245,11 @@ def test_a_block_the_cup_did_not_let_go_is_put_down_before_the_replan(tmp_path, 
     actions = [e for e in read_trace(result.run_dir)[1] if e["type"] == "action"]
     assert actions[0]["holding"] == "yellow block" and "holding" not in actions[1]
     assert actions[1]["instruction"] == "put the yellow block in the pink bowl"
+
+
+def test_tune_unsure_refuses_a_run_with_no_episodes(capsys):
+    from runtime.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["tune", "unsure", "--episodes", "0"])
+    assert stop.value.code == 2 and "--episodes" in capsys.readouterr().err
