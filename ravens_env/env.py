@@ -27,6 +27,7 @@ from ravens_env.cameras import (
 from ravens_env.colors import rgba
 from ravens_env.dimensions import BOWL_FLOOR
 from ravens_env.geometry import BOUNDS, cube_tilt, in_workspace, quat_to_yaw, tilt, yaw_to_quat
+from ravens_env.motion import TIMESTEP, Motion, MotionLog, Segments, carry_waypoints
 from ravens_env.robot import SuctionArm
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from ravens_env.situation_effects import SituationEffects
@@ -34,7 +35,6 @@ from ravens_env.situations import KINDS, PICK_KINDS, PLACE_KINDS, Situations, pa
 from ravens_env.tasks import ObjectSpec, Task, make_task
 from ravens_env.types import ActionResult, Observation, PickPlace, SimObject
 
-TIMESTEP = 1.0 / 240.0  # seconds per physics step (Ravens' rate)
 SAFE_TIP_Z = 0.34  # metres: transport height of the suction tip (above a 6-block tower)
 SETTLE_CHUNK = 8  # physics steps between stillness checks
 SETTLE_MAX = 480  # physics steps (2 s of simulated time) at most per settle
@@ -93,6 +93,8 @@ class TabletopEnv:
         self._version = 0  # bumped whenever the world changes; keys the render cache
         self._front_cache: tuple[int, FrontImage] | None = None
         self._last: ActionResult | None = None
+        self._motion: Motion | None = None  # the pick-place in progress, if any
+        self._motion_log = MotionLog()
 
     # -- the seam -----------------------------------------------------------------------
     def reset(self, task: str | None = None, seed: int = 0) -> Observation:
@@ -104,6 +106,7 @@ class TabletopEnv:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.task = make_task(task_id)  # raises UnknownTaskError with the known ids
         self.task_id, self.seed, self.steps, self._last = task_id, int(seed), 0, None
+        self._motion = None
         specs = self.task.setup(np.random.default_rng([self.seed, 0]))
         self._build(specs)
         self._effects = SituationEffects(self, np.random.default_rng([self.seed, 2]))
@@ -114,14 +117,29 @@ class TabletopEnv:
 
     def execute(self, action: PickPlace) -> Observation:
         """Run one pick-place; failures are recorded in `last_action`, never raised."""
+        return self._begin(action, stepwise=False).finish()
+
+    def start(self, action: PickPlace) -> Motion:
+        """Begin one pick-place that advances a segment per `Motion.step()` and can be
+        halted in between (`ravens_env.motion`); physics runs while the arm moves."""
+        return self._begin(action, stepwise=True)
+
+    def _begin(self, action: PickPlace, stepwise: bool) -> Motion:
         self._require_episode()
         if not isinstance(action, PickPlace):
             raise TypeError(f"execute() takes a PickPlace, got {type(action).__name__}")
+        if self._motion is not None and self._motion.result is None:
+            raise RuntimeError("a pick-place is still in motion: finish() or halt() it first")
         self.steps += 1
-        self._last = self._pick_and_place(action)
+        self._motion_log = MotionLog()
+        self._motion = Motion(self, self._pick_and_place(action, stepwise), stepwise)
+        return self._motion
+
+    def _end_action(self, result: ActionResult) -> None:
+        """A pick-place is over (done or halted): record it and run the task's hook."""
+        self._last = result
         self._task_after_step()
         self._version += 1
-        return self.observe()
 
     def observe(self) -> Observation:
         self._require_episode()
@@ -206,7 +224,11 @@ class TabletopEnv:
         return np.linalg.norm(lin) < STILL_LINEAR and np.linalg.norm(ang) < STILL_ANGULAR
 
     # -- the pick-place primitive ---------------------------------------------------------
-    def _pick_and_place(self, action: PickPlace) -> ActionResult:
+    # Each pick-place is a generator of motion segments (`ravens_env.motion.SEGMENTS`): it
+    # yields a segment's name once the arm has done it and returns the ActionResult. The
+    # blocking path (`execute`) drains it: the same calls in the same order as one function.
+    # A `Motion` (`start`) advances it one segment at a time and can halt it in between.
+    def _pick_and_place(self, action: PickPlace, stepwise: bool) -> Segments:
         problems = action.problems()
         # Holding a block (a place that did not let go), the arm does not pick: only the
         # place point must be reachable.
@@ -220,7 +242,7 @@ class TabletopEnv:
         pick_fail, place_fail = self._grasp_failures()
         if self.arm.held is not None:  # a place failed to let go: this action places that block
             held = self.object_by_body(self.arm.held)
-            return self._carry(held, None, action, place_fail)
+            return (yield from self._carry(held, None, action, place_fail, stepwise))
         px, py = float(action.pick[0]), float(action.pick[1])
         target = self.surface_below(px, py)
         obj = self.object_by_body(target[0]) if target else None
@@ -230,8 +252,8 @@ class TabletopEnv:
         if obj.spec.type != "block":
             return ActionResult(False, f"cannot pick the {obj.name}: suction holds blocks only")
         if pick_fail:
-            return self._failed_pick(obj, target[1], action, pick_fail)
-        return self._carry(obj, target[1], action, place_fail)
+            return (yield from self._failed_pick(obj, target[1], action, pick_fail))
+        return (yield from self._carry(obj, target[1], action, place_fail, stepwise))
 
     def _grasp_failures(self) -> tuple[str | None, str | None]:
         """This action's grasp failure at the pick and at the place (None: it works), one
@@ -242,39 +264,49 @@ class TabletopEnv:
                 _phase_outcome(self.situations, PLACE_KINDS, u_place))
 
     def _failed_pick(self, obj: SimObject, contact_z: float, action: PickPlace,
-                     kind: str) -> ActionResult:
+                     kind: str) -> Segments:
         """The suction does not seal (`pick_stay`), or loses the block as it lifts it
         (`pick_drop`: the block lands 3-6 cm away); nothing reaches the place."""
         px, py = float(action.pick[0]), float(action.pick[1])
         arm = self.arm
         arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+        yield "approach"
         arm.move_to(px, py, contact_z, action.pick_yaw)
+        yield "descend"
         if kind == "pick_drop":
             arm.attach(obj.body)
             arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
             arm.release()
             self._effects.set_down(obj, *self._effects.nearby(px, py))
+            yield "lift"
+        self._motion_log.happened.append(kind)
         arm.go_home()
+        yield "home"
         return ActionResult(True, picked=obj.name, situations=[kind], physics_steps=self.settle())
 
     def _carry(self, obj: SimObject, contact_z: float | None, action: PickPlace,
-               place_fail: str | None = None) -> ActionResult:
+               place_fail: str | None, stepwise: bool) -> Segments:
         """Pick `obj` (skipped when `contact_z` is None: the arm already holds it), carry it
         over the place and let go, with the situations this action draws."""
         rolls = dict(zip(KINDS, self._rolls.random(len(KINDS)), strict=True))
         fired = [k for k, r in rolls.items() if r < getattr(self.situations, k)]
         px, py = float(action.pick[0]), float(action.pick[1])
-        arm = self.arm
+        arm, log = self.arm, self._motion_log
         if contact_z is not None:
             arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+            yield "approach"
             arm.move_to(px, py, contact_z, action.pick_yaw)
+            yield "descend"
             arm.attach(obj.body)
             arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+            yield "lift"
         qx, qy = float(action.place[0]), float(action.place[1])
-        happened: list[str] = []
+        happened = log.happened
         if place_fail == "place_held":  # over the place, the cup does not let go
-            arm.move_to(qx, qy, SAFE_TIP_Z, action.place_yaw)
+            yield from self._transport(qx, qy, action.place_yaw, stepwise)
+            happened.append(place_fail)
             arm.go_home()
+            yield "home"
             return ActionResult(True, picked=obj.name, situations=[place_fail],
                                 physics_steps=self.settle())
         if place_fail == "place_drop":  # let go too early: lands beside the target
@@ -283,22 +315,51 @@ class TabletopEnv:
             fired = [k for k in fired if k != "miss"]
         if "drop" in fired:
             u = self._effects.rng.uniform(0.2, 0.8)  # fraction of the way when it falls
-            arm.move_to(px + u * (qx - px), py + u * (qy - py), SAFE_TIP_Z, action.place_yaw)
-            arm.release()
-            happened.append("drop")
+            yield from self._transport(px + u * (qx - px), py + u * (qy - py),
+                                       action.place_yaw, stepwise, drop=True)
         else:
             if "miss" in fired:
                 qx, qy = self._effects.missed(qx, qy)
                 happened.append("miss")
-            self._lower_and_release(qx, qy, action.place_yaw)
+            yield from self._transport(qx, qy, action.place_yaw, stepwise)
+            yield from self._lower_and_release(qx, qy, action.place_yaw)
         arm.go_home()
+        yield "home"
         steps = self.settle()
         if "drop" not in happened:
             displaced = sum(k in happened for k in ("miss", "place_drop"))
             happened += self._effects.after_place(obj, (qx, qy), fired)
             if len(happened) > displaced:
                 steps += self.settle()
-        return ActionResult(True, picked=obj.name, situations=happened, physics_steps=steps)
+        return ActionResult(True, picked=obj.name, situations=list(happened),
+                            physics_steps=steps)
+
+    def _transport(self, x: float, y: float, yaw: float, stepwise: bool,
+                   drop: bool = False) -> Segments:
+        """Carry at the safe height to above (x, y): one move on the blocking path, waypoints
+        CARRY_STEP apart when stepwise (so a watcher sees the carry); `drop`: the cup lets go
+        at the end (the block falls there)."""
+        x0, y0, _ = self.arm.tip_target
+        n = carry_waypoints(float(np.hypot(x - x0, y - y0))) if stepwise else 1
+        for i in range(1, n + 1):
+            f = i / n
+            self.arm.move_to(x0 + f * (x - x0), y0 + f * (y - y0), SAFE_TIP_Z, yaw)
+            if drop and i == n:
+                self.arm.release()
+                self._motion_log.happened.append("drop")
+            yield "carry"
+
+    def _lower_and_release(self, x: float, y: float, yaw: float) -> Segments:
+        """Lower the held object onto whatever is below (x, y), let go and rise."""
+        arm = self.arm
+        lo, hi = pb.getAABB(arm.held, physicsClientId=self.client)
+        support = self.support_height(lo, hi)
+        drop = lo[2] - (support + 0.002)  # metres to lower; 2 mm air gap, then gravity
+        arm.move_to(x, y, SAFE_TIP_Z - drop, yaw)
+        yield "lower"
+        arm.release()
+        arm.move_to(x, y, SAFE_TIP_Z, yaw)
+        yield "release"
 
     def _task_after_step(self) -> None:
         """Let the task record history and move blocks on its own (a "disturbance")."""
@@ -310,17 +371,6 @@ class TabletopEnv:
             self._effects.set_down(obj, x, y)
         self._last.physics_steps += self.settle()
         self._last.situations.append("disturbance")
-
-    def _lower_and_release(self, x: float, y: float, yaw: float) -> None:
-        """Bring the held object over (x, y) and lower it onto whatever is below, then let go."""
-        arm = self.arm
-        arm.move_to(x, y, SAFE_TIP_Z, yaw)
-        lo, hi = pb.getAABB(arm.held, physicsClientId=self.client)
-        support = self.support_height(lo, hi)
-        drop = lo[2] - (support + 0.002)  # metres to lower; 2 mm air gap, then gravity
-        arm.move_to(x, y, SAFE_TIP_Z - drop, yaw)
-        arm.release()
-        arm.move_to(x, y, SAFE_TIP_Z, yaw)
 
     def support_height(self, lo: tuple, hi: tuple) -> float:
         """Highest surface (metres) below a 3x3 grid over the box (lo, hi), rays from lo[2]."""

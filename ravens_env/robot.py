@@ -68,6 +68,7 @@ class SuctionArm:
         self._constraint: int | None = None
         self._held_offset: tuple | None = None  # object pose in the tip frame
         self.tip_yaw = 0.0
+        self.tip_target: tuple[float, float, float] = HOME_TIP  # where the last move put the tip
         self.move_to(*HOME_TIP, 0.0)
 
     def move_to(self, x: float, y: float, z: float, yaw: float) -> None:
@@ -81,6 +82,7 @@ class SuctionArm:
             forces=[1e4] * len(self.joints), physicsClientId=self.client,
         )
         self.tip_yaw = yaw
+        self.tip_target = (x, y, z)
         if self.held is not None:
             self._carry()
 

@@ -55,10 +55,14 @@ class ActionResult:
     picked: str | None = None  # object name
     situations: list[str] = field(default_factory=list)  # injected outcomes that fired
     physics_steps: int = 0
+    motion_s: float = 0.0  # simulated seconds the arm moved (`ravens_env.motion.TIP_SPEED`)
+    halted: str | None = None  # the segment after which a watcher halted it, if one did
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "reason": self.reason, "picked": self.picked,
-                "situations": list(self.situations), "physics_steps": self.physics_steps}
+        d = {"ok": self.ok, "reason": self.reason, "picked": self.picked,
+             "situations": list(self.situations), "physics_steps": self.physics_steps,
+             "motion_s": self.motion_s}
+        return d | ({"halted": self.halted} if self.halted else {})
 
 
 @dataclass

@@ -30,16 +30,20 @@ class UnknownObjectError(ValueError):
     """The step names an object that is not in the scene."""
 
 
-class OracleActor:
-    """Actor seam (`act(obs, instruction) -> PickPlace`) backed by the env's ground truth."""
+class SceneActor:
+    """Actor seam (`act(obs, instruction) -> PickPlace`) computed from a scene graph: the
+    pick at the block's top, the place over the target (a free stand slot, the middle of two
+    blocks). Whose scene it reads decides what it is: the simulator's ground truth (the
+    oracle) or a reasoner's parse of the camera image (`runtime.tools`, a tool the controller
+    switches to)."""
 
-    name = "oracle"
+    name = "scene"
 
-    def __init__(self, env: TabletopEnv) -> None:
-        self.env = env
+    def scene_for(self, obs: Observation) -> Scene:
+        raise NotImplementedError
 
     def act(self, obs: Observation, instruction: str) -> PickPlace:
-        scene = self.env.scene(visibility=False)
+        scene = self.scene_for(obs)
         pick_name, place_text = parse_step(instruction)
         pick = _lookup(scene, pick_name)
         place_xy, place_yaw = self._place_target(scene, place_text)
@@ -62,6 +66,18 @@ class OracleActor:
         if len(targets) > 1 and "stand" in scene.names():
             yaw = scene.get("stand").yaw
         return (float(xy[0]), float(xy[1])), yaw
+
+
+class OracleActor(SceneActor):
+    """The scene actor on the env's ground truth."""
+
+    name = "oracle"
+
+    def __init__(self, env: TabletopEnv) -> None:
+        self.env = env
+
+    def scene_for(self, obs: Observation) -> Scene:
+        return self.env.scene(visibility=False)
 
 
 def _reachable_top(xy: tuple[float, float]) -> tuple[float, float]:
