@@ -299,7 +299,9 @@ class TabletopEnv:
             yield "descend"
             arm.attach(obj.body)
             arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+            log.picked = obj.name
             yield "lift"
+        log.picked = obj.name
         qx, qy = float(action.place[0]), float(action.place[1])
         happened = log.happened
         if place_fail == "place_held":  # over the place, the cup does not let go

@@ -47,6 +47,7 @@ class MotionLog:
     """What a running pick-place has done so far (read when it is halted)."""
 
     happened: list[str] = field(default_factory=list)  # situations that fired so far
+    picked: str | None = None  # the block the cup sealed on (it may have lost it since)
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ class Motion:
             return self.env.observe()
         self._segments.close()
         arm = self.env.arm
-        picked = self.env._held_name()
+        log = self.env._motion_log
+        picked = log.picked or self.env._held_name()
         if release and arm.held is not None:
             arm.release()
         x, y, z = arm.tip_target
@@ -134,7 +136,6 @@ class Motion:
             self._path_m += SAFE_TIP_Z - z
             self._sim_s += (SAFE_TIP_Z - z) / TIP_SPEED
         self._halted = True
-        log = self.env._motion_log
         self._end(ActionResult(True, picked=picked, situations=list(log.happened),
                                physics_steps=self.env.settle(), halted=self._segment or "start"))
         return self.env.observe()

@@ -6,6 +6,9 @@ Modes (the seed paper's Table 2 columns):
              ("Codeplan + Success")
   progress   after each action, ask whether *every* earlier action still holds; redo those
              that no longer hold, in their original order ("Codeplan + Progress")
+  monitor    VoLo's: watch each action while the arm moves (`runtime.watch`), halt it on
+             divergence and recover (a grounded grasp or place, a replan); afterwards the
+             same re-validation as progress
   dkprompt, pre-only, eff-only
              DKPROMPT's method and ablations (`runtime/monitors/`): ask the action's PDDL
              preconditions before it and its effects after it, keep a symbolic belief, and
@@ -33,11 +36,14 @@ from typing import Protocol
 from primitives.reasoning_actions import RELATIONS
 from ravens_env.types import Observation, PickPlace
 from runtime.monitors import MONITOR_MODES, View, make_monitor
+from runtime.tools import SWITCH_AFTER, Toolbox
 from runtime.trace import TraceWriter
+from runtime.watch import MotionWatcher
 from vrs.reasoner import Reasoner
 
 SEED_MODES = ("open-loop", "success", "progress")  # the seed paper's Table 2 columns
-MODES = SEED_MODES + MONITOR_MODES
+WATCH_MODE = "monitor"  # VoLo: watch the motion, halt on divergence (`runtime.watch`)
+MODES = (*SEED_MODES, WATCH_MODE, *MONITOR_MODES)
 MAX_RETRIES = 20  # per episode, as in the seed paper: more is a failure
 MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask for a new plan
 # The episode budget (all codeplans together). Measured honest maxima (docs/RESULTS.md,
@@ -195,6 +201,8 @@ class Counters:
     questions: int = 0
     reasoner_calls: int = 0
     primitive_calls: int = 0
+    tool_uses: int = 0  # actions with a grounded grasp or place (`runtime.tools`)
+    halts: int = 0  # actions halted in motion (monitor mode)
     checks: list[str] = field(default_factory=list)  # claims checked, for diagnostics
 
     def to_dict(self) -> dict:
@@ -208,9 +216,13 @@ class Controller:
 
     def __init__(self, env: Env, actor: Actor, reasoner: Reasoner, mode: str,
                  obs: Observation, trace: TraceWriter,
-                 budget: EpisodeBudget | None = None) -> None:
+                 budget: EpisodeBudget | None = None, toolbox: Toolbox | None = None,
+                 tool_switch: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; modes: {', '.join(MODES)}")
+        if (mode == WATCH_MODE or tool_switch) and toolbox is None:
+            raise ValueError(f"mode {mode!r} with tool switching needs a toolbox"
+                             if tool_switch else "monitor mode needs a toolbox (runtime.tools)")
         self.env, self.actor, self.reasoner, self.mode = env, actor, reasoner, mode
         self.obs, self.trace = obs, trace
         self.budget = budget or EpisodeBudget()
@@ -221,6 +233,9 @@ class Controller:
         self.counters = Counters()
         self._known: list[str] | None = None
         self.monitor = make_monitor(mode, lambda: reasoner.name)
+        self.toolbox, self.tool_switch = toolbox, tool_switch
+        self.watcher = MotionWatcher(toolbox, self._count_look) if mode == WATCH_MODE else None
+        self._tools_next: dict[str, tuple[str, ...]] = {}  # block -> tools its redo must use
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:
@@ -239,7 +254,7 @@ class Controller:
         self._execute(claim)
         if self.mode == "success":
             self._hold([claim])
-        elif self.mode == "progress":
+        elif self.mode in ("progress", WATCH_MODE):
             self.claims.append(claim)
             self._hold(self.claims)
 
@@ -358,19 +373,31 @@ class Controller:
             raise ValueError(f"unknown {role} {name!r}; objects: {', '.join(known)}")
         return name
 
-    def _execute(self, claim: Claim) -> None:
-        """One actor step; actor errors and failed actions are recorded, not raised."""
+    def _execute(self, claim: Claim, switch: bool = False) -> None:
+        """One actor step; actor errors and failed actions are recorded, not raised.
+        `switch`: the learned actor failed this step SWITCH_AFTER times — the halves of its
+        action that disagree with perception are replaced by the grounded tools."""
         instruction = claim.instruction()
         self.budget.check()  # a redo loop inside one call must not outlast the budget
         self.counters.actions += 1
         self.history.append((claim.pick, claim.place))
         try:
-            action = self.actor.act(self.obs, instruction)
+            action, error = self.actor.act(self.obs, instruction), None
         except (ValueError, KeyError) as e:
+            action, error = None, f"actor: {e}"
+        forced = self._tools_next.pop(claim.pick, ())
+        if switch or forced:
+            action = self._with_tools(claim, instruction, action, forced)
+        if action is None:
             self.counters.failed_actions += 1
-            self.trace.event("action", instruction=instruction, error=f"actor: {e}")
+            self.trace.event("action", instruction=instruction, error=error)
             return
-        self.obs = self.env.execute(action)
+        halt = None
+        if self.watcher is not None:
+            self.obs, halt = self.watcher.run(self.env, self.obs, action, claim.pick,
+                                              instruction)
+        else:
+            self.obs = self.env.execute(action)
         result = self.obs.last_action
         self.counters.failed_actions += not result.ok
         frame = self.trace.frame(self.obs.front_rgb, instruction)
@@ -378,6 +405,35 @@ class Controller:
         self.trace.event("action", instruction=instruction, action=action.to_dict(),
                          result=result.to_dict(), frame=frame, **held,
                          **self._ground_truth(instruction))
+        if halt is not None:
+            self._after_halt(claim, halt)
+
+    def _with_tools(self, claim: Claim, instruction: str, action: PickPlace | None,
+                    forced: tuple[str, ...]) -> PickPlace | None:
+        """The learned action with the grounded grasp / place where it disagrees with
+        perception or where a halt asked for one (`forced`); traced as `tool_switch`."""
+        try:
+            choice = self.toolbox.choose(self.obs, instruction, action, forced)
+        except ValueError as e:  # perception does not see the step's objects
+            self.trace.event("tool_switch", claim=str(claim), tools=[], reason=str(e))
+            return action
+        self.counters.tool_uses += bool(choice.tools)
+        self.trace.event("tool_switch", claim=str(claim), tools=list(choice.tools),
+                         reason=choice.reason, asked=list(forced))
+        return choice.action
+
+    def _after_halt(self, claim: Claim, halt) -> None:
+        """Record a halt and set up its recovery: a grasp for the claim's redo, a replan now."""
+        self.counters.halts += 1
+        self.trace.event("halt", claim=str(claim), **halt.to_dict())
+        if halt.recovery == "grasp":
+            self._tools_next[claim.pick] = ("grasp",)
+        elif halt.recovery == "replan":
+            raise Replan(f"halted '{claim}': {halt.reason}")
+
+    def _count_look(self) -> None:
+        """One parse of the front image by the watcher's detector (a reasoner call)."""
+        self.counters.reasoner_calls += 1
 
     def _ground_truth(self, instruction: str) -> dict:
         """{'holds': bool} — whether the step holds in the simulator's ground truth, for the
@@ -423,7 +479,7 @@ class Controller:
                 self.trace.event("retry", claim=str(claim), retries=self.counters.retries)
                 if self.counters.retries > MAX_RETRIES:
                     raise RetryBudgetExceeded(f"more than {MAX_RETRIES} retries")
-                self._execute(claim)
+                self._execute(claim, switch=self.tool_switch and tries[claim] >= SWITCH_AFTER)
 
     def _check(self, claims: list[Claim]) -> list[bool]:
         questions = [q for c in claims for q in c.questions()]

@@ -22,6 +22,7 @@ class RunConfig:
     reasoner: str = "default"  # the shipped learned reasoner (vrs.loading.DEFAULT)
     actor: str = "oracle"
     situations: str = "none"
+    tool_switch: bool = False  # grounded grasp / place for a step the actor failed twice
     runs_dir: Path = Path("runs")
     max_plans: int | None = None  # None: 5 (1 + 4 recovery codeplans), 21 in a monitor mode
     # The episode budget over all codeplans: execution seconds (planner time not counted)

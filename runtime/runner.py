@@ -29,6 +29,7 @@ from runtime.components import make_actor, make_reasoner
 from runtime.controller import (
     MAX_RETRIES,
     MODES,
+    WATCH_MODE,
     ActionStuck,
     Controller,
     EpisodeBudget,
@@ -74,7 +75,8 @@ def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
             trace.frame(obs.front_rgb, "reset")
             controller = Controller(env, make_actor(config.actor, env),
                                     make_reasoner(config.reasoner, env), config.mode, obs, trace,
-                                    EpisodeBudget(config.max_episode_s, config.max_episode_calls))
+                                    EpisodeBudget(config.max_episode_s, config.max_episode_calls),
+                                    toolbox=_toolbox(config), tool_switch=config.tool_switch)
             outcome = _plan_and_run(config, instruction, planner, sandbox, controller, trace)
             result = _score(config, env, controller, outcome, instruction, run_dir, started)
             trace.event("episode_end", **result.to_dict())
@@ -87,6 +89,15 @@ def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
     if config.report:
         result.report_error = _write_report(run_dir)
     return result
+
+
+def _toolbox(config: RunConfig):
+    """The grounded tools (the shipped detector) where the mode or --tool-switch uses them."""
+    if config.mode != WATCH_MODE and not config.tool_switch:
+        return None
+    from runtime.tools import make_toolbox
+
+    return make_toolbox()
 
 
 def _write_report(run_dir: Path) -> str | None:

@@ -53,10 +53,24 @@ class SceneActor:
             pick_yaw=pick.yaw, place_yaw=place_yaw,
         )
 
+    def place_for(self, obs: Observation, place_text: str) -> tuple[tuple[float, float], float]:
+        """(xy, yaw) of the place for `place_text` ('blue bowl', 'stand', 'a block and b
+        block'), without looking up a block to pick."""
+        return self._place_target(self.scene_for(obs), place_text)
+
+    def place_points(self, obs: Observation, place_text: str) -> list[tuple[float, float]]:
+        """Every xy where a place would do the step: the free base slots of the stand (any
+        of them is right), else the one target point."""
+        scene = self.scene_for(obs)
+        if place_text == "stand":
+            return [(s[0], s[1]) for s in _free_slots(scene)] or \
+                [self._place_target(scene, place_text)[0]]
+        return [self._place_target(scene, place_text)[0]]
+
     def _place_target(self, scene: Scene, text: str) -> tuple[tuple[float, float], float]:
         if text == "stand":
             stand = _lookup(scene, "stand")
-            free = [s for s in stand_slots(stand)[:3] if slot_occupant(scene, s) is None]
+            free = _free_slots(scene)
             slot = free[0] if free else stand_slots(stand)[1]
             return (slot[0], slot[1]), stand.yaw
         names = [n.strip() for n in re.split(r"\s+and\s+(?:the\s+)?", text)]
@@ -78,6 +92,11 @@ class OracleActor(SceneActor):
 
     def scene_for(self, obs: Observation) -> Scene:
         return self.env.scene(visibility=False)
+
+
+def _free_slots(scene: Scene) -> list:
+    stand = _lookup(scene, "stand")
+    return [s for s in stand_slots(stand)[:3] if slot_occupant(scene, s) is None]
 
 
 def _reachable_top(xy: tuple[float, float]) -> tuple[float, float]:

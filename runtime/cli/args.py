@@ -92,6 +92,9 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
                         help="offline (rule-based, no LLM), llm (the packaged local model, "
                              "served on this machine), or openai (any OpenAI-compatible "
                              "server)" + (", file (a codeplan file)" if "file" in planners else ""))
+    parser.add_argument("--tool-switch", action="store_true",
+                        help="switch to the perception-grounded grasp / place (runtime.tools) "
+                             "for a step the actor failed twice (monitor mode has them anyway)")
     parser.add_argument("--model-path", default=None,
                         help="a GGUF model for --planner llm instead of the packaged one")
     parser.add_argument("--no-fetch", action="store_true",

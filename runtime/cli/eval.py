@@ -118,7 +118,8 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     return EvalSpec(tasks, modes, episodes, seed_start, args.situations, args.actor,
                     args.reasoner, planner=args.planner, planner_options=planner_options(args),
                     workers=args.workers, out_dir=out, suite=name,
-                    paraphrases=args.paraphrases, resume=args.resume, **reference)
+                    paraphrases=args.paraphrases, resume=args.resume,
+                    tool_switch=getattr(args, "tool_switch", False), **reference)
 
 
 def _dated_dir(root: Path, resume: bool) -> Path:
@@ -163,7 +164,8 @@ def results_name(suite: str, args: argparse.Namespace) -> str:
     tags = [f"{key}-{re.sub(r'[^A-Za-z0-9.=_-]+', '_', Path(str(value)).name)}"
             for key, value in parts.items()
             if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
-    return "+".join([suite, *tags])
+    tools = ["tools"] if getattr(args, "tool_switch", False) else []
+    return "+".join([suite, *tags, *tools])
 
 
 def _split(text: str) -> list[str]:

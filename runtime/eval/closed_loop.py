@@ -51,6 +51,7 @@ class EvalSpec:
     reference_episodes: int = 0
     paraphrases: str | None = None  # a paraphrase set: episode k is its k-th instruction
     resume: bool = False  # keep the finished episodes already in out_dir/episodes.jsonl
+    tool_switch: bool = False  # `--tool-switch`: the grounded tools after two failures
 
 
 def _episode(args: tuple) -> dict:
@@ -64,6 +65,7 @@ def _episode(args: tuple) -> dict:
                        instruction=instruction, planner_options=_options(spec, planner),
                        reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False,
+                       tool_switch=spec.tool_switch,
                        first_plan_error_is_fatal=False)
     r = run_episode(config)
     diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)

@@ -1,0 +1,184 @@
+"""The perception-grounded tools, the switch to them, and monitor mode's watched motion, on
+the real simulator with the shipped detector (the tools never read ground truth)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ravens_env.agents.oracle import OracleActor, step_holds
+from ravens_env.env import TabletopEnv
+from ravens_env.types import Observation, PickPlace
+from runtime.components import make_reasoner
+from runtime.controller import ActionStuck, Controller
+from runtime.tools import PICK_TOLERANCE, make_toolbox
+from runtime.trace import TraceWriter
+
+TASK = "put-blocks-in-matching-bowls"
+
+
+@pytest.fixture(scope="module")
+def toolbox():
+    return make_toolbox()
+
+
+@pytest.fixture
+def env():
+    with TabletopEnv() as e:
+        yield e
+
+
+def _blocks(env: TabletopEnv) -> list[str]:
+    return [o.name for o in env.scene(visibility=False).objects if o.type == "block"]
+
+
+def test_a_learned_action_that_agrees_with_perception_needs_no_tool(env, toolbox):
+    obs = env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    step = f"put the {block} in the {block.replace('block', 'bowl')}"
+    truth = OracleActor(env).act(obs, step)
+    choice = toolbox.choose(obs, step, truth)
+    assert choice.tools == () and choice.action == truth
+
+
+def test_the_halves_off_perception_are_replaced_by_the_grounded_ones(env, toolbox):
+    obs = env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    step = f"put the {block} in the {block.replace('block', 'bowl')}"
+    truth = OracleActor(env).act(obs, step)
+    off_pick = replace(truth, pick=(truth.pick[0] + 0.1, truth.pick[1], truth.pick[2]))
+    choice = toolbox.choose(obs, step, off_pick)
+    assert choice.tools == ("grasp",) and choice.action.place == truth.place
+    assert np.hypot(*np.subtract(choice.action.pick[:2], truth.pick[:2])) < PICK_TOLERANCE
+    off_place = replace(truth, place=(truth.place[0], truth.place[1] - 0.08, 0.0))
+    assert toolbox.choose(obs, step, off_place).tools == ("place",)
+    assert toolbox.choose(obs, step, truth, force=("grasp",)).tools == ("grasp",)
+    assert toolbox.choose(obs, step, None).tools == ("grasp", "place")
+
+
+def test_any_place_on_the_stand_counts_as_on_target(env, toolbox):
+    """The detector does not perceive the stand's yaw, so its end slots are not trusted."""
+    obs = env.reset("stack-block-pyramid", 5000)
+    block = _blocks(env)[0]
+    step = f"put the {block} on the stand"
+    stand = env.scene(visibility=False).get("stand").position
+    on_stand = PickPlace((0.5, 0.0, 0.0), (stand[0], stand[1] + 0.05, 0.0))
+    assert toolbox.place_error(obs, step, on_stand) == 0.0
+    off = PickPlace((0.5, 0.0, 0.0), (stand[0] + 0.2, stand[1], 0.0))
+    assert toolbox.place_error(obs, step, off) > 0.1
+
+
+class WrongBlockActor:
+    """Always picks `decoy` (from ground truth) and places where the step says: the
+    deterministic wrong-object pick the learned actor makes on some scenes."""
+
+    name = "wrong-block"
+
+    def __init__(self, env: TabletopEnv, decoy: str) -> None:
+        self.oracle, self.decoy = OracleActor(env), decoy
+
+    def act(self, obs: Observation, instruction: str) -> PickPlace:
+        right = self.oracle.act(obs, instruction)
+        wrong = self.oracle.act(obs, f"put the {self.decoy} in the {self.decoy}")
+        return replace(right, pick=wrong.pick)
+
+
+class MissActor:
+    """Always sets the suction cup down beside the block, on bare table (the learned
+    actor's pick a few centimetres off): the same miss on every redo."""
+
+    name = "miss"
+
+    def __init__(self, env: TabletopEnv) -> None:
+        self.oracle, self.env = OracleActor(env), env
+
+    def act(self, obs: Observation, instruction: str) -> PickPlace:
+        right = self.oracle.act(obs, instruction)
+        for dx, dy in ((0.06, 0), (-0.06, 0), (0, 0.06), (0, -0.06)):
+            x, y = right.pick[0] + dx, right.pick[1] + dy
+            hit = self.env.surface_below(x, y)
+            if hit is not None and self.env.object_by_body(hit[0]) is None:
+                return replace(right, pick=(x, y, right.pick[2]))
+        raise AssertionError("no bare table beside the block")
+
+
+def _controller(env, tmp_path, mode, toolbox, tool_switch, actor):
+    trace = TraceWriter(tmp_path / f"{mode}-{tool_switch}", {"test": True})
+    return Controller(env, actor, make_reasoner("oracle", env), mode,
+                      env.observe(), trace, toolbox=toolbox, tool_switch=tool_switch)
+
+
+def _events(c: Controller, kind: str) -> list[dict]:
+    c.trace.close()
+    lines = c.trace.path.read_text().splitlines()[1:]
+    return [e for e in map(json.loads, lines) if e.get("type") == kind]
+
+
+def test_without_the_switch_a_wrong_block_pick_gets_stuck(env, tmp_path, toolbox):
+    env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    c = _controller(env, tmp_path, "progress", toolbox, False, MissActor(env))
+    with pytest.raises(ActionStuck):
+        c.put_first_on_second(block, block.replace("block", "bowl"))
+
+
+def test_after_two_failures_the_grounded_grasp_does_the_step_and_then_switches_back(
+        env, tmp_path, toolbox):
+    env.reset(TASK, 5000)
+    first, second = _blocks(env)[:2]
+    c = _controller(env, tmp_path, "progress", toolbox, True, MissActor(env))
+    for block in (first, second):
+        c.put_first_on_second(block, block.replace("block", "bowl"))
+        assert step_holds(env.scene(visibility=False),
+                          f"put the {block} in the {block.replace('block', 'bowl')}")
+    assert c.counters.retries == 4 and c.counters.tool_uses == 2  # 2 misses, then the tool
+    assert c.counters.failed_actions == 4  # nothing to pick: the learned actor's misses
+    switches = _events(c, "tool_switch")
+    assert [s["tools"] for s in switches] == [["grasp"], ["grasp"]]
+
+
+def test_monitor_mode_halts_a_wrong_block_lift_puts_it_back_and_grasps(env, tmp_path,
+                                                                      toolbox):
+    env.reset(TASK, 5000)
+    block, decoy = _blocks(env)[:2]
+    decoy_at = env.scene(visibility=False).get(decoy).position
+    c = _controller(env, tmp_path, "monitor", toolbox, False, WrongBlockActor(env, decoy))
+    c.put_first_on_second(block, block.replace("block", "bowl"))
+    scene = env.scene(visibility=False)
+    assert step_holds(scene, f"put the {block} in the {block.replace('block', 'bowl')}")
+    assert np.hypot(*np.subtract(scene.get(decoy).position[:2], decoy_at[:2])) < 0.02  # back
+    halts = _events(c, "halt")
+    assert [(h["segment"], h["recovery"]) for h in halts] == [("lift", "grasp")]
+    assert "another block was lifted" in halts[0]["reason"]
+    assert c.counters.halts == 1 and c.counters.retries == 1
+
+
+def test_monitor_mode_halts_a_drop_in_transport_at_once(tmp_path, toolbox):
+    with TabletopEnv(situations="drop=1") as env:
+        env.reset(TASK, 5000)
+        block = _blocks(env)[0]
+        trace = TraceWriter(tmp_path / "drop", {"test": True})
+        c = Controller(env, OracleActor(env), make_reasoner("oracle", env), "monitor",
+                       env.observe(), trace, toolbox=toolbox)
+        try:  # every carry drops (one may bounce into the bowl)
+            c.put_first_on_second(block, block.replace("block", "bowl"))
+        except ActionStuck:
+            pass
+        halts = _events(c, "halt")
+        actions = _events(c, "action")
+    assert halts and all(h["segment"] == "carry" and h["recovery"] == "grasp" for h in halts)
+    assert all(a["result"]["halted"] == "carry" for a in actions)
+    assert all("drop" in a["result"]["situations"] for a in actions)
+    assert all(a["result"]["picked"] == block for a in actions)  # what the cup held
+    assert len(actions) == len(halts) >= 2
+
+
+def test_monitor_mode_and_the_switch_need_a_toolbox(env, tmp_path):
+    env.reset(TASK, 5000)
+    trace = TraceWriter(tmp_path / "t", {"test": True})
+    with pytest.raises(ValueError, match="needs a toolbox"):
+        Controller(env, OracleActor(env), make_reasoner("oracle", env), "monitor",
+                   env.observe(), trace)
