@@ -80,6 +80,7 @@ class Motion:
         self._sim_s = self._path_m = 0.0
         self._physics_steps = 0
         self._halted = False
+        self._lost_s: float | None = None  # simulated time the block was lost in transport
 
     # -- watching ---------------------------------------------------------------------------
     def poll(self) -> MotionState:
@@ -95,7 +96,7 @@ class Motion:
         """Do the next segment (nothing once done)."""
         if self.result is not None:
             return self.poll()
-        before = self.env.arm.tip_target
+        before, held = self.env.arm.tip_target, self.env.arm.held
         try:
             self._segment = next(self._segments)
         except StopIteration as stop:
@@ -104,6 +105,8 @@ class Motion:
         metres = math.dist(before, self.env.arm.tip_target)
         self._path_m += metres
         self._sim_s += metres / TIP_SPEED
+        if held is not None and self.env.arm.held is None and self._segment == "carry":
+            self._lost_s = self._sim_s  # the cup let go in transport: when (for the audit)
         if self.stepwise:
             self._run_physics(metres / TIP_SPEED)
         self.env._version += 1  # the world moved: renders must not come from the cache
@@ -149,5 +152,6 @@ class Motion:
     def _end(self, result: ActionResult) -> None:
         result.physics_steps += self._physics_steps
         result.motion_s = round(self._sim_s, 4)
+        result.lost_s = None if self._lost_s is None else round(self._lost_s, 4)
         self.result = result
         self.env._end_action(result)

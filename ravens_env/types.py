@@ -57,12 +57,14 @@ class ActionResult:
     physics_steps: int = 0
     motion_s: float = 0.0  # simulated seconds the arm moved (`ravens_env.motion.TIP_SPEED`)
     halted: str | None = None  # the segment after which a watcher halted it, if one did
+    lost_s: float | None = None  # simulated time the block fell off the cup in transport
 
     def to_dict(self) -> dict:
         d = {"ok": self.ok, "reason": self.reason, "picked": self.picked,
              "situations": list(self.situations), "physics_steps": self.physics_steps,
              "motion_s": self.motion_s}
-        return d | ({"halted": self.halted} if self.halted else {})
+        return d | ({"halted": self.halted} if self.halted else {}) | (
+            {"lost_s": self.lost_s} if self.lost_s is not None else {})
 
 
 @dataclass

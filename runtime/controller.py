@@ -485,7 +485,12 @@ class Controller:
         questions = [q for c in claims for q in c.questions()]
         answers = iter(self._ask(questions))
         self.counters.checks += [str(c) for c in claims]
-        return [all(next(answers) == "yes" for _ in c.questions()) for c in claims]
+        believed = [all(next(answers) == "yes" for _ in c.questions()) for c in claims]
+        truth = [self._ground_truth(c.instruction()).get("holds") for c in claims]
+        if any(t is not None for t in truth):  # for the audit only; never read here
+            self.trace.event("check", claims=[str(c) for c in claims], believed=believed,
+                             truth=truth)
+        return believed
 
     def _ask_one(self, question: str, at_start: bool = False) -> str:
         answer = self._ask_answers([question], at_start)[0]

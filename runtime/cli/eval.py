@@ -51,6 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_vqa_parser(esub)
     add_oracle_parser(esub)
     add_parser_corpus_parser(esub)
+    add_audit_parser(esub)
 
 
 # -- codeplan eval closed-loop -------------------------------------------------------------
@@ -185,7 +186,34 @@ def _eval_closed_loop(args: argparse.Namespace) -> int:
     else:
         print(format_table(result))
         print(f"written to {spec.out_dir}/ (table.md, table.csv, success.png, summary.json, "
-              "episodes.jsonl, runs/)")
+              "audit.md, audit.png, episodes.jsonl, runs/)")
+    return 0
+
+
+# -- codeplan eval audit -------------------------------------------------------------------
+def add_audit_parser(eval_subparsers: argparse._SubParsersAction) -> None:
+    """Add `audit` to the `eval` group: the failure and monitor audit of a finished
+    closed-loop results dir, from its episodes' traces."""
+    p = eval_subparsers.add_parser(
+        "audit", help="failure and monitor audit of a closed-loop results dir (from traces)")
+    p.add_argument("results", type=Path, help="a results dir with episodes.jsonl and runs/")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_audit)
+
+
+def _eval_audit(args: argparse.Namespace) -> int:
+    from runtime.eval import audit
+    from runtime.eval.closed_loop_report import read_episodes, write_audit
+
+    episodes = read_episodes(args.results)
+    if not episodes:
+        raise CliError(f"{args.results}: no episodes.jsonl with episodes (the output dir of "
+                       "`codeplan eval closed-loop`)")
+    audits = write_audit(args.results, episodes)
+    if not audits:
+        raise CliError(f"{args.results}: none of its {len(episodes)} episodes has a trace left "
+                       "(runs/ missing?)")
+    print(json.dumps(audits) if args.json else audit.markdown(audits), end="")
     return 0
 
 

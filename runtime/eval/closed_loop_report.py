@@ -30,7 +30,29 @@ def write_report(result: dict, out: Path, command: str) -> dict:
     (out / "table.md").write_text(markdown(summary))
     write_csv(summary, out / "table.csv")
     plot_success(summary, out / "success.png")
+    write_audit(out, read_episodes(out))
     return summary
+
+
+def read_episodes(out: Path) -> list[dict]:
+    path = out / "episodes.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def write_audit(out: Path, episodes: list[dict]) -> dict:
+    """audit.json, audit.md and audit.png (`runtime.eval.audit`) from the episodes' traces;
+    nothing when no trace is left (a results dir copied without its runs/)."""
+    from runtime.eval import audit
+
+    audits = audit.audit_results(out, episodes)
+    if not any(a["episodes"] for a in audits.values()):
+        return {}
+    (out / "audit.json").write_text(json.dumps(audits, indent=2) + "\n")
+    (out / "audit.md").write_text(audit.markdown(audits))
+    audit.plot_flow(audits, out / "audit.png")
+    return audits
 
 
 def _pct(rate: float, ci: list[float]) -> str:

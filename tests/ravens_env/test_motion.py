@@ -125,6 +125,9 @@ def test_a_drop_in_transport_shows_in_the_robot_state_during_the_carry():
         assert carry and carry[-1].holding is None  # the cup lost it in transport
         assert any(s.holding for s in states if s.segment == "lift")
         assert "drop" in motion.result.situations
+        lost = next(s for s in carry if s.holding is None)
+        assert motion.result.lost_s == pytest.approx(lost.sim_s, abs=1e-3)
+        assert 0 < motion.result.lost_s < motion.result.motion_s
 
 
 def test_one_motion_at_a_time_and_a_failed_action_ends_at_once():
