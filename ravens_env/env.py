@@ -132,7 +132,8 @@ class TabletopEnv:
             raise RuntimeError("a pick-place is still in motion: finish() or halt() it first")
         self.steps += 1
         self._motion_log = MotionLog()
-        self._motion = Motion(self, self._pick_and_place(action, stepwise), stepwise)
+        self._motion = Motion(self, self._pick_and_place(action, stepwise), stepwise,
+                              SAFE_TIP_Z)
         return self._motion
 
     def _end_action(self, result: ActionResult) -> None:

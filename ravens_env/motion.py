@@ -21,13 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ravens_env.bullet import pb
 from ravens_env.types import ActionResult, Observation
-
-if TYPE_CHECKING:
-    from ravens_env.env import TabletopEnv
 
 SEGMENTS = ("approach", "descend", "lift", "carry", "lower", "release", "home")
 TIP_SPEED = 0.5  # m/s: the tip's nominal speed, which turns path length into simulated time
@@ -73,8 +70,10 @@ class Motion:
     `finish`. Once done or halted, `result` is the ActionResult and the env has run the
     task's after-step hook, as after `execute`."""
 
-    def __init__(self, env: TabletopEnv, segments: Segments, stepwise: bool) -> None:
+    def __init__(self, env: Any, segments: Segments, stepwise: bool, safe_z: float) -> None:
+        # env: the TabletopEnv that started it (not imported: it imports this module)
         self.env, self._segments, self.stepwise = env, segments, stepwise
+        self.safe_z = safe_z  # metres: the tip's transport height, where a halt parks it
         self.result: ActionResult | None = None
         self._segment: str | None = None
         self._sim_s = self._path_m = 0.0
@@ -132,12 +131,10 @@ class Motion:
         if release and arm.held is not None:
             arm.release()
         x, y, z = arm.tip_target
-        from ravens_env.env import SAFE_TIP_Z  # the env module imports this one
-
-        if z < SAFE_TIP_Z:
-            arm.move_to(x, y, SAFE_TIP_Z, arm.tip_yaw)
-            self._path_m += SAFE_TIP_Z - z
-            self._sim_s += (SAFE_TIP_Z - z) / TIP_SPEED
+        if z < self.safe_z:
+            arm.move_to(x, y, self.safe_z, arm.tip_yaw)
+            self._path_m += self.safe_z - z
+            self._sim_s += (self.safe_z - z) / TIP_SPEED
         self._halted = True
         self._end(ActionResult(True, picked=picked, situations=list(log.happened),
                                physics_steps=self.env.settle(), halted=self._segment or "start"))

@@ -97,7 +97,7 @@ def _toolbox(config: RunConfig):
         return None
     from runtime.tools import make_toolbox
 
-    return make_toolbox()
+    return make_toolbox(make_reasoner("detector", None))
 
 
 def _write_report(run_dir: Path) -> str | None:

@@ -12,7 +12,6 @@ the target.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -98,15 +97,11 @@ def _xy_distance(a: tuple, b: tuple) -> float:
     return float(np.hypot(float(a[0]) - float(b[0]), float(a[1]) - float(b[1])))
 
 
-def make_toolbox() -> Toolbox:
-    """The toolbox on the shipped detector (whatever `--reasoner` answers the questions: the
-    tools need world positions, which only the detector's parse gives)."""
-    return Toolbox(GroundedActor(_detector_parse()))
-
-
-@functools.lru_cache(maxsize=1)
-def _detector_parse() -> Callable[[np.ndarray], Scene]:
-    from runtime.components import make_reasoner
-
-    detector = make_reasoner("detector", None)
-    return lambda image: detector.parse_many([image])[0][0]
+def make_toolbox(detector) -> Toolbox:
+    """The toolbox on a reasoner that parses images into scenes (`parse_many`: the shipped
+    detector, whatever `--reasoner` answers the questions — the tools need world positions,
+    which only the detector's parse gives)."""
+    if not hasattr(detector, "parse_many"):
+        raise ValueError(f"the grounded tools need a reasoner that parses scenes (the "
+                         f"detector), not {getattr(detector, 'name', detector)!r}")
+    return Toolbox(GroundedActor(lambda image: detector.parse_many([image])[0][0]))

@@ -22,7 +22,7 @@ TASK = "put-blocks-in-matching-bowls"
 
 @pytest.fixture(scope="module")
 def toolbox():
-    return make_toolbox()
+    return make_toolbox(make_reasoner("detector", None))
 
 
 @pytest.fixture
@@ -182,3 +182,9 @@ def test_monitor_mode_and_the_switch_need_a_toolbox(env, tmp_path):
     with pytest.raises(ValueError, match="needs a toolbox"):
         Controller(env, OracleActor(env), make_reasoner("oracle", env), "monitor",
                    env.observe(), trace)
+
+
+def test_the_tools_need_a_reasoner_that_parses_scenes(env):
+    env.reset(TASK, 5000)
+    with pytest.raises(ValueError, match="parses scenes"):
+        make_toolbox(make_reasoner("oracle", env))
