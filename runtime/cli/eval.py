@@ -90,7 +90,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     from ravens_env.tasks import make_task
     from runtime.controller import MODES, SEED_MODES
     from runtime.eval.closed_loop import EvalSpec
-    from runtime.eval.closed_loop_suites import METHODS, get_suite
+    from runtime.eval.closed_loop_suites import METHODS, TOOLS_SUFFIX, get_suite
 
     if sum(bool(x) for x in (args.suite, args.task, args.paraphrases)) > 1:
         raise CliError("--suite, --task and --paraphrases are exclusive: each fixes the tasks")
@@ -102,7 +102,8 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
         suite.modes if suite else SEED_MODES)
     for t in tasks:
         make_task(t)
-    bad = [m for m in modes if m not in MODES and m not in METHODS]
+    bad = [m for m in modes if m.removesuffix(TOOLS_SUFFIX) not in MODES
+           and m.removesuffix(TOOLS_SUFFIX) not in METHODS]
     if bad or not modes:
         raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}; methods: "
                        f"{', '.join(METHODS)}")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common.stats import wilson_interval
 from runtime.eval.closed_loop_paraphrases import Paraphrase, load_paraphrases
-from runtime.eval.closed_loop_suites import resolve_method
+from runtime.eval.closed_loop_suites import resolve_method, uses_tools
 from runtime.eval.diagnostics import CAUSES, diagnose_run
 from runtime.run_config import RunConfig
 
@@ -65,7 +65,7 @@ def _episode(args: tuple) -> dict:
                        instruction=instruction, planner_options=_options(spec, planner),
                        reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False,
-                       tool_switch=spec.tool_switch,
+                       tool_switch=spec.tool_switch or uses_tools(column),
                        first_plan_error_is_fatal=False)
     r = run_episode(config)
     diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
@@ -107,11 +107,12 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
                   instruction: str | None = None) -> str:
     """The `codeplan run` line that repeats one episode of `spec` (same seed, same stack, same
     words). Why: an episode in a table is only evidence if anyone can run it again."""
-    mode, planner = resolve_method(mode, spec.planner)
+    column = mode
+    mode, planner = resolve_method(column, spec.planner)
     argv = ["codeplan", "run", *([instruction] if instruction else []), "--task", task,
             "--seed", str(seed), "--mode", mode,
             "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
-            "--planner", planner]
+            "--planner", planner] + ["--tool-switch"] * (spec.tool_switch or uses_tools(column))
     for key, value in _options(spec, planner).items():
         if key == "fetch":  # a switch: only its "off" is a flag
             argv += [] if value is not False else ["--no-fetch"]

@@ -90,14 +90,28 @@ SUITES: dict[str, ClosedLoopSuite] = {
         reference={t: DKPROMPT_TABLE5 for t in (*PAPER_TABLE2, "stack-blocks")},
         reference_label="DKPROMPT Table 5: its mean over its own 5 tasks (another simulator)",
         reference_episodes=20),
+    # VoLo's physical orchestration (issue 23): the learned actor with and without the
+    # grounded tools, and the motion watcher, on the paper's tasks and both stacking tasks.
+    "volo": ClosedLoopSuite(
+        name="volo", tasks=(*PAPER_TABLE2, "stack-blocks", "stack-block-pyramid"),
+        modes=("progress", "progress+tools", "monitor", "monitor+tools")),
 }
+
+
+TOOLS_SUFFIX = "+tools"  # a column "progress+tools": that mode with --tool-switch
 
 
 def resolve_method(column: str, planner: str) -> tuple[str, str]:
     """(controller mode, planner) of a table column: a method's own pair, or a plain mode
-    with the run's planner."""
+    with the run's planner (a `+tools` suffix only adds the tool switch: `uses_tools`)."""
+    column = column.removesuffix(TOOLS_SUFFIX)
     mode, own = METHODS.get(column, (column, None))
     return mode, own or planner
+
+
+def uses_tools(column: str) -> bool:
+    """Whether a column runs with the grounded tools switched in (`--tool-switch`)."""
+    return column.endswith(TOOLS_SUFFIX)
 
 
 def get_suite(name: str) -> ClosedLoopSuite:

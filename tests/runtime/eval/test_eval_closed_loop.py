@@ -382,3 +382,36 @@ def test_the_methods_table_shows_dkprompts_published_means_labelled_as_theirs(tm
     write_report(aggregate(spec, eps), tmp_path, "codeplan eval closed-loop --suite methods")
     table = (tmp_path / "table.md").read_text()
     assert "66.5%" in table and "17.1%" in table and "another simulator" in table
+
+
+def test_the_volo_suite_runs_columns_with_the_grounded_tools_and_writes_the_audit(tmp_path):
+    """Issue 23: a `+tools` column is its mode with --tool-switch; the episode runs with the
+    tools (its trace says so), its rerun line repeats the flag, and the results dir gets the
+    failure and monitor audit beside the table."""
+    from runtime.eval.closed_loop_report import write_report
+    from runtime.eval.closed_loop_suites import resolve_method, uses_tools
+
+    spec = build_spec(_parse("--suite", "volo", "--episodes", "1"))
+    assert "stack-block-pyramid" in spec.tasks and "monitor+tools" in spec.modes
+    assert resolve_method("progress+tools", "offline") == ("progress", "offline")
+    assert uses_tools("monitor+tools") and not uses_tools("monitor")
+    spec = EvalSpec(["put-block-in-bowl"], ["progress", "monitor+tools"], episodes=1,
+                    seed_start=1, situations="drop=0.5", actor="oracle", reasoner="oracle",
+                    out_dir=tmp_path)
+    result = run_eval(spec, progress=False)
+    records = {r["mode"]: r for r in _records(tmp_path)}
+    assert "--tool-switch" in shlex.split(records["monitor+tools"]["rerun"])
+    assert "--tool-switch" not in shlex.split(records["progress"]["rerun"])
+    run_dir = next(json.loads(line)["run_dir"] for line in
+                   (tmp_path / "episodes.jsonl").read_text().splitlines()
+                   if json.loads(line)["mode"] == "monitor+tools")
+    header = json.loads(open(f"{run_dir}/trace.jsonl").readline())
+    assert header["mode"] == "monitor" and header["tool_switch"] is True
+    write_report(result, tmp_path, "codeplan eval closed-loop --suite volo")
+    audit = json.loads((tmp_path / "audit.json").read_text())
+    assert set(audit) == {"progress", "monitor+tools"}
+    assert audit["monitor+tools"]["halts"] >= 1 and audit["progress"]["halts"] == 0
+    assert (tmp_path / "audit.png").stat().st_size > 0
+    assert "| dropped |" in (tmp_path / "audit.md").read_text()
+    with pytest.raises(CliError, match="unknown mode"):
+        build_spec(_parse("--task", "stack-blocks", "--modes", "sometimes+tools"))
