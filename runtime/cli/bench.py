@@ -31,6 +31,8 @@ def add_env_parser(bsub: argparse._SubParsersAction) -> None:
     env.add_argument("--seed-start", type=non_negative_int, default=0)
     env.add_argument("--situations", default="none",
                      help="preset (none, dkprompt, hard) or 'drop=0.2,knock=0.1'")
+    env.add_argument("--stepwise", action="store_true",
+                     help="run each pick-place as watchable motion segments (env.start)")
     env.add_argument("--json", action="store_true", help="print one JSON object")
     env.set_defaults(handler=_bench_env)
 
@@ -67,7 +69,7 @@ def _bench_env(args: argparse.Namespace) -> int:
     for t in tasks:
         make_task(t)  # fail fast on an unknown id
     results = [bench_env(t, args.episodes, args.seed_start, args.situations,
-                         progress=not args.json) for t in tasks]
+                         progress=not args.json, stepwise=args.stepwise) for t in tasks]
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else {"tasks": results}, indent=2))
     else:

@@ -18,8 +18,11 @@ from ravens_env.situations import Situations
 
 
 def bench_env(task: str, episodes: int = 20, seed_start: int = 0,
-              situations: Situations | str = "none", progress: bool = False) -> dict:
-    """Run `episodes` oracle episodes of `task` and time every phase."""
+              situations: Situations | str = "none", progress: bool = False,
+              stepwise: bool = False) -> dict:
+    """Run `episodes` oracle episodes of `task` and time every phase; `stepwise`: each
+    pick-place runs as watchable motion (`env.start(...).finish()`: carry waypoints and
+    physics in motion, what monitor mode pays before it looks)."""
     if episodes < 1:
         raise ValueError("--episodes must be at least 1")
     resets, picks, renders, steps_per_action, wins = [], [], [], [], 0
@@ -37,7 +40,7 @@ def bench_env(task: str, episodes: int = 20, seed_start: int = 0,
                     break
                 action = actor.act(obs, step)
                 t0 = time.perf_counter()
-                obs = env.execute(action)
+                obs = env.start(action).finish() if stepwise else env.execute(action)
                 picks.append(time.perf_counter() - t0)
                 steps_per_action.append(obs.last_action.physics_steps)
             wins += env.success()
@@ -45,6 +48,7 @@ def bench_env(task: str, episodes: int = 20, seed_start: int = 0,
     return {
         "task": task, "episodes": episodes, "seeds": [seed_start, seed_start + episodes - 1],
         "situations": (situations if isinstance(situations, str) else situations.to_dict()),
+        "stepwise": stepwise,
         "oracle_success": wins / episodes, "oracle_success_ci95": [round(lo, 4), round(hi, 4)],
         "reset_s": summarize_times(resets), "pick_place_s": summarize_times(picks),
         "render_s": summarize_times(renders),

@@ -67,7 +67,18 @@ def test_bench_env_json_reports_timings_and_oracle_success():
     assert data["oracle_success"] == 1.0 and data["episodes"] == 2
     for key in ("pick_place_s", "reset_s", "render_s"):
         assert 0 < data[key]["median"] <= data[key]["p90"]
-    assert data["oracle_success_ci95"][1] == 1.0
+    assert data["oracle_success_ci95"][1] == 1.0 and data["stepwise"] is False
+
+
+def test_bench_env_stepwise_times_watchable_motion_with_physics_in_motion():
+    args = ("bench", "env", "--task", "put-block-in-bowl", "--episodes", "2", "--json")
+    blocking = json.loads(codeplan(*args).stdout)
+    out = codeplan(*args, "--stepwise")
+    assert out.returncode == 0, out.stderr
+    stepwise = json.loads(out.stdout)
+    assert stepwise["stepwise"] is True and stepwise["oracle_success"] == 1.0
+    steps = "physics_steps_per_pick_place"  # physics runs while the arm moves
+    assert stepwise[steps]["median"] > blocking[steps]["median"] + 100
 
 
 def test_run_with_embedded_defaults_prints_one_json_object(tmp_path):
