@@ -406,7 +406,7 @@ class Controller:
                          result=result.to_dict(), frame=frame, **held,
                          **self._ground_truth(instruction))
         if halt is not None:
-            self._after_halt(claim, halt)
+            self._after_halt(claim, halt, action)
 
     def _with_tools(self, claim: Claim, instruction: str, action: PickPlace | None,
                     forced: tuple[str, ...]) -> PickPlace | None:
@@ -422,10 +422,22 @@ class Controller:
                          reason=choice.reason, asked=list(forced))
         return choice.action
 
-    def _after_halt(self, claim: Claim, halt) -> None:
-        """Record a halt and set up its recovery: a grasp for the claim's redo, a replan now."""
+    def _after_halt(self, claim: Claim, halt, action: PickPlace) -> None:
+        """Record a halt, finish it (the held block put back, or carried on to the perceived
+        target: one more traced action) and set up its recovery: a grasp for the claim's redo,
+        a replan now."""
         self.counters.halts += 1
         self.trace.event("halt", claim=str(claim), **halt.to_dict())
+        instruction = claim.instruction()
+        follow = self.watcher.follow_up(self.obs, halt, action, instruction)
+        if follow is not None:
+            self.counters.actions += 1
+            self.obs = self.env.execute(follow)
+            self.counters.failed_actions += not self.obs.last_action.ok
+            frame = self.trace.frame(self.obs.front_rgb, f"{halt.recovery}: {instruction}")
+            self.trace.event("action", instruction=instruction, action=follow.to_dict(),
+                             result=self.obs.last_action.to_dict(), frame=frame,
+                             after_halt=halt.recovery, **self._ground_truth(instruction))
         if halt.recovery == "grasp":
             self._tools_next[claim.pick] = ("grasp",)
         elif halt.recovery == "replan":

@@ -54,7 +54,9 @@ class Halt:
 
 
 class MotionWatcher:
-    """Runs one action under watch; `run` returns the observation after it and the halt."""
+    """Runs one action under watch; `run` returns the observation after it and the halt
+    (None: it ran to the end). A halted action parks holding what it held; `follow_up` says
+    what to do with that block."""
 
     def __init__(self, toolbox: Toolbox, count_look: Callable[[], None]) -> None:
         self.toolbox = toolbox
@@ -70,7 +72,7 @@ class MotionWatcher:
                 return motion.finish(), None
             halt = self._check(motion, state, obs, action, pick, instruction, before)
             if halt is not None:
-                return self._halt(env, motion, halt, action, instruction), halt
+                return motion.halt(release=False), halt
 
     # -- the checks -------------------------------------------------------------------------
     def _check(self, motion, state, obs: Observation, action: PickPlace, pick: str,
@@ -103,16 +105,18 @@ class MotionWatcher:
         scene = self.toolbox.grounded.scene_for(obs)
         return scene.get(name).position if name in scene.names() else None
 
-    # -- halting --------------------------------------------------------------------------
-    def _halt(self, env, motion, halt: Halt, action: PickPlace,
-              instruction: str) -> Observation:
-        """Halt holding the block, then: a wrongly lifted block goes back where it came from;
-        a place off target is finished at the perceived target; otherwise the arm lets go
-        where it is only if nothing is held (a drop) — the redo picks again."""
-        obs = motion.halt(release=False)
+    # -- after a halt -----------------------------------------------------------------
+    def follow_up(self, obs: Observation, halt: Halt, action: PickPlace,
+                  instruction: str) -> PickPlace | None:
+        """The action that finishes a halt while the cup still holds a block (None when it
+        holds none: a drop — the redo picks again): a place off target is carried on to the
+        perceived target; anything else is put back where it was picked from."""
         if obs.holding is None:
-            return obs
+            return None
         if halt.recovery == "place":
-            xy, yaw = self.toolbox.grounded.place_for(obs, parse_step(instruction)[1])
-            return env.execute(replace(action, place=(*xy, 0.0), place_yaw=yaw))
-        return env.execute(replace(action, place=action.pick, place_yaw=action.pick_yaw))
+            try:
+                xy, yaw = self.toolbox.grounded.place_for(obs, parse_step(instruction)[1])
+                return replace(action, place=(*xy, 0.0), place_yaw=yaw)
+            except ValueError:
+                pass  # the target is not seen now: put the block back instead
+        return replace(action, place=action.pick, place_yaw=action.pick_yaw)

@@ -22,6 +22,8 @@ Monitor errors, against ground truth:
                      halt followed
   false alarm        a halt whose reason ground truth denies (the right block was lifted; no
                      block was lost); halts that redirect a place are counted, not scored
+An action that finishes a halt (`after_halt`: the held block put back, or carried on to the
+perceived target) is part of the halted failure, not a failure of its own; its motion counts.
 Halt latency: simulated seconds from losing a block in transport to the halt. Wasted motion:
 simulated seconds of arm motion in actions whose step did not hold.
 """
@@ -77,6 +79,8 @@ def audit_episode(events: list[dict]) -> dict:
         motion += result.get("motion_s", 0.0)
         if e.get("holds") is False:
             wasted += result.get("motion_s", 0.0)
+        if e.get("after_halt"):  # finishing a halt (a block put back): part of that failure
+            continue
         if halt is not None:
             halts.append(_score_halt(e, halt))
             if result.get("lost_s") is not None and "lost the block" in halt["reason"]:

@@ -153,6 +153,10 @@ def test_monitor_mode_halts_a_wrong_block_lift_puts_it_back_and_grasps(env, tmp_
     halts = _events(c, "halt")
     assert [(h["segment"], h["recovery"]) for h in halts] == [("lift", "grasp")]
     assert "another block was lifted" in halts[0]["reason"]
+    actions = _events(c, "action")  # halted, the decoy put back, the grounded redo
+    assert [a.get("after_halt") for a in actions] == [None, "grasp", None]
+    assert actions[0]["result"]["halted"] == "lift"
+    assert actions[1]["result"]["picked"] == decoy and actions[2]["holds"]
     assert c.counters.halts == 1 and c.counters.retries == 1
 
 

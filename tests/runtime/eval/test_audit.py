@@ -97,3 +97,17 @@ def test_the_cli_audits_a_results_dir_and_names_a_bad_one(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "runtime.cli", "eval", "audit",
                           str(tmp_path / "none")], capture_output=True, text=True)
     assert bad.returncode == 2 and "no episodes.jsonl" in bad.stderr
+
+
+def test_the_action_that_finishes_a_halt_is_not_a_failure_of_its_own():
+    put_back = _action(RED, False, "blue block", motion_s=2.0)
+    put_back["after_halt"] = "grasp"
+    events = [{"mode": "monitor"}, _action(RED, False, "blue block", motion_s=1.0),
+              {"type": "halt", "segment": "lift", "sim_s": 1.0, "reason": "the red block has "
+               "not moved: another block was lifted", "recovery": "grasp"},
+              put_back, _action(RED, True, "red block")]
+    out = audit.audit_episode(events)
+    assert [(f["kind"], f["recovery"], f["recovered"]) for f in out["failures"]] == [
+        ("wrong-object pick", "halt:grasp", True)]
+    assert out["monitor_errors"]["missed failure"] == 0
+    assert out["halts"][0]["scored"] == "true alarm" and out["wasted_motion_s"] == 3.0
