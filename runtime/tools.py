@@ -4,8 +4,8 @@ Why: the learned actor is deterministic, so a step it got wrong once (the gray b
 for the cyan one, a place a few centimetres off the bowl) it gets wrong on every redo, and the
 only ways out were the retry budget or a new codeplan. VoLo's answer is a second tool: here
 `grasp` and `place` compute the pick or the place from the *detector's* parse of the front
-image (world positions by back-projection, ~1.4 mm median error on dev scenes), never from
-ground truth. The controller keeps the learned action and replaces the half that disagrees
+image (world positions by back-projection: `codeplan eval grounding`), never from ground
+truth. The controller keeps the learned action and replaces the half that disagrees
 with perception: the pick when it is not on the intended block, the place when it is not over
 the target.
 """

@@ -52,6 +52,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_oracle_parser(esub)
     add_parser_corpus_parser(esub)
     add_audit_parser(esub)
+    add_grounding_parser(esub)
 
 
 # -- codeplan eval closed-loop -------------------------------------------------------------
@@ -188,6 +189,36 @@ def _eval_closed_loop(args: argparse.Namespace) -> int:
         print(format_table(result))
         print(f"written to {spec.out_dir}/ (table.md, table.csv, success.png, summary.json, "
               "audit.md, audit.png, episodes.jsonl, runs/)")
+    return 0
+
+
+# -- codeplan eval grounding ---------------------------------------------------------------
+def add_grounding_parser(eval_subparsers: argparse._SubParsersAction) -> None:
+    """Add `grounding` to the `eval` group: the grounded tools' pose error (the detector's
+    world positions against ground truth)."""
+    p = eval_subparsers.add_parser(
+        "grounding", help="xy error of the detector's world positions (the grounded tools)")
+    p.add_argument("--task", default="put-blocks-in-matching-bowls,stack-block-pyramid",
+                   help="task id(s), comma-separated")
+    p.add_argument("--episodes", type=positive_int, default=20, help="scenes per task")
+    p.add_argument("--seed-start", type=non_negative_int, default=5000,
+                   help="first seed (default: the dev seeds the tolerances were set on)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_grounding)
+
+
+def _eval_grounding(args: argparse.Namespace) -> int:
+    from ravens_env.tasks import make_task
+    from runtime.components import make_reasoner
+    from runtime.eval.grounding import eval_grounding, format_report
+    from runtime.tools import make_toolbox
+
+    tasks = _split(args.task)
+    for t in tasks:
+        make_task(t)  # an unknown id exits 2 naming the known ones
+    grounded = make_toolbox(make_reasoner("detector", None)).grounded
+    result = eval_grounding(grounded, tasks, args.episodes, args.seed_start)
+    print(json.dumps(result) if args.json else format_report(result))
     return 0
 
 

@@ -145,3 +145,15 @@ def test_bench_sandbox_json_reports_run_and_call_costs():
     for key in ("trivial_run_ms", "typical_run_ms"):
         assert 0 < data[key]["median"] <= data[key]["p90"] and data[key]["n"] == 5
     assert data["per_call_us"] > 0 and data["runs"] == 5
+
+
+def test_eval_grounding_reports_the_tools_pose_error_and_names_a_bad_task():
+    out = codeplan("eval", "grounding", "--task", "stack-block-pyramid", "--episodes", "1",
+                   "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    blocks = data["xy_error_m"]["block"]
+    assert blocks["total"] == 6 and 0 <= blocks["median"] < 0.02  # within half a block
+    assert data["stand_slot_error_m"]["n"] >= 1
+    bad = codeplan("eval", "grounding", "--task", "stack-everything", "--episodes", "1")
+    assert bad.returncode == 2 and "unknown task" in bad.stderr
