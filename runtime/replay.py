@@ -224,5 +224,5 @@ def resimulate(path: Path, runs_dir: Path) -> tuple[RunResult, dict]:
                        seed=header["seed"], mode=header["mode"], planner="recorded",
                        reasoner=header["reasoner"], actor=header["actor"],
                        situations=header["situations"], runs_dir=runs_dir,
-                       max_plans=len(sources))
+                       max_plans=len(sources), tool_switch=header.get("tool_switch", False))
     return run_episode(config, planner=RecordedPlanner(sources)), end

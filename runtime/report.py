@@ -119,6 +119,8 @@ def _describe(e: dict) -> str | None:
         detail = e.get("error") or result.get("reason") or ""
         extra = f" [situations: {', '.join(result['situations'])}]" if result.get(
             "situations") else ""
+        extra += f" [halted after {result['halted']}]" if result.get("halted") else ""
+        extra += f" [{e['after_halt']} after the halt]" if e.get("after_halt") else ""
         return f"<span class={mark}>{_esc(e['instruction'])}</span> {_esc(detail)}{_esc(extra)}"
     if kind == "questions":
         return "<br>".join(f"{_esc(q)} &rarr; <b>{_esc(a)}</b> ({s})" for q, a, s in e["qa"])
@@ -128,6 +130,12 @@ def _describe(e: dict) -> str | None:
         rows += [_esc(f"belief: {c['block']} {c['from']} -> {c['to']} ({c['cause']})")
                  for c in e.get("belief_changes", [])]
         return f"{_esc(e['check'])} of {_esc(e['action'])}<br>" + "<br>".join(rows)
+    if kind == "halt":  # monitor mode: where the motion stopped, why, and what came next
+        return _esc(f"'{e['claim']}' halted after {e['segment']} at {e['sim_s']} s simulated: "
+                    f"{e['reason']} -> {e['recovery']}")
+    if kind == "tool_switch":
+        tools = " + ".join(e.get("tools") or []) or "none needed"
+        return _esc(f"'{e['claim']}': grounded {tools} ({e.get('reason', '')})")
     if kind in ("retry", "replan", "tell_planner", "sandbox_end", "crash", "print"):
         return _esc({k: v for k, v in e.items() if k not in ("seq", "t", "type", "traceback")})
     return None

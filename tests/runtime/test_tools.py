@@ -192,3 +192,23 @@ def test_the_tools_need_a_reasoner_that_parses_scenes(env):
     env.reset(TASK, 5000)
     with pytest.raises(ValueError, match="parses scenes"):
         make_toolbox(make_reasoner("oracle", env))
+
+
+def test_a_monitor_run_with_the_switch_resimulates_to_the_same_outcome_and_reports_halts(
+        tmp_path):
+    """The trace header carries --tool-switch, so `replay --resimulate` repeats the run with
+    it; the report shows each halt and its recovery."""
+    from runtime.replay import resimulate
+    from runtime.run_config import RunConfig
+    from runtime.runner import run_episode
+
+    config = RunConfig(task="put-block-in-bowl", seed=1, mode="monitor", actor="oracle",
+                       reasoner="oracle", situations="drop=0.5", runs_dir=tmp_path / "a",
+                       tool_switch=True)
+    first = run_episode(config)
+    report = (tmp_path / "a").glob("*/report.html").__next__().read_text()
+    assert "halted after carry" in report and "-&gt; grasp" in report
+    again, end = resimulate(first.run_dir, tmp_path / "b")
+    assert again.success == end["success"] and again.counts["halts"] == first.counts["halts"]
+    header = json.loads(open(f"{again.run_dir}/trace.jsonl").readline())
+    assert header["mode"] == "monitor" and header["tool_switch"] is True
