@@ -27,7 +27,14 @@ from ravens_env.cameras import (
 from ravens_env.colors import rgba
 from ravens_env.dimensions import BOWL_FLOOR
 from ravens_env.geometry import BOUNDS, cube_tilt, in_workspace, quat_to_yaw, tilt, yaw_to_quat
-from ravens_env.motion import TIMESTEP, Motion, MotionLog, Segments, carry_waypoints
+from ravens_env.motion import (
+    CARRY_STEP,
+    TIMESTEP,
+    Motion,
+    MotionLog,
+    Segments,
+    carry_waypoints,
+)
 from ravens_env.robot import SuctionArm
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from ravens_env.situation_effects import SituationEffects
@@ -40,6 +47,8 @@ SETTLE_CHUNK = 8  # physics steps between stillness checks
 SETTLE_MAX = 480  # physics steps (2 s of simulated time) at most per settle
 STILL_LINEAR = 2e-3  # m/s
 STILL_ANGULAR = 2e-2  # rad/s
+NATURAL_CLEARANCE = 0.03  # metres under a block carried with natural failures on
+NATURAL_STEP = 0.01  # metres between carry waypoints with natural failures on
 START_GAP = 0.001  # metres of air under an object created in or on another (`ObjectSpec.on`)
 
 
@@ -132,8 +141,8 @@ class TabletopEnv:
             raise RuntimeError("a pick-place is still in motion: finish() or halt() it first")
         self.steps += 1
         self._motion_log = MotionLog()
-        self._motion = Motion(self, self._pick_and_place(action, stepwise), stepwise,
-                              SAFE_TIP_Z)
+        self._motion = Motion(self, self._pick_and_place(action, stepwise),
+                              stepwise or self.situations.natural, SAFE_TIP_Z)
         return self._motion
 
     def _end_action(self, result: ActionResult) -> None:
@@ -293,20 +302,21 @@ class TabletopEnv:
         fired = [k for k, r in rolls.items() if r < getattr(self.situations, k)]
         px, py = float(action.pick[0]), float(action.pick[1])
         arm, log = self.arm, self._motion_log
+        qx, qy = float(action.place[0]), float(action.place[1])
+        carry_z = self._carry_height(contact_z, qx, qy)
         if contact_z is not None:
             arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
             yield "approach"
             arm.move_to(px, py, contact_z, action.pick_yaw)
             yield "descend"
             arm.attach(obj.body)
-            arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
+            arm.move_to(px, py, carry_z, action.pick_yaw)
             log.picked = obj.name
             yield "lift"
         log.picked = obj.name
-        qx, qy = float(action.place[0]), float(action.place[1])
         happened = log.happened
         if place_fail == "place_held":  # over the place, the cup does not let go
-            yield from self._transport(qx, qy, action.place_yaw, stepwise)
+            yield from self._transport(qx, qy, action.place_yaw, stepwise, carry_z)
             happened.append(place_fail)
             arm.go_home()
             yield "home"
@@ -319,12 +329,12 @@ class TabletopEnv:
         if "drop" in fired:
             u = self._effects.rng.uniform(0.2, 0.8)  # fraction of the way when it falls
             yield from self._transport(px + u * (qx - px), py + u * (qy - py),
-                                       action.place_yaw, stepwise, drop=True)
+                                       action.place_yaw, stepwise, carry_z, drop=True)
         else:
             if "miss" in fired:
                 qx, qy = self._effects.missed(qx, qy)
                 happened.append("miss")
-            yield from self._transport(qx, qy, action.place_yaw, stepwise)
+            yield from self._transport(qx, qy, action.place_yaw, stepwise, carry_z)
             yield from self._lower_and_release(qx, qy, action.place_yaw)
         arm.go_home()
         yield "home"
@@ -337,20 +347,45 @@ class TabletopEnv:
         return ActionResult(True, picked=obj.name, situations=list(happened),
                             physics_steps=steps)
 
-    def _transport(self, x: float, y: float, yaw: float, stepwise: bool,
+    def _transport(self, x: float, y: float, yaw: float, stepwise: bool, z: float,
                    drop: bool = False) -> Segments:
-        """Carry at the safe height to above (x, y): one move on the blocking path, waypoints
-        CARRY_STEP apart when stepwise (so a watcher sees the carry); `drop`: the cup lets go
-        at the end (the block falls there)."""
-        x0, y0, _ = self.arm.tip_target
-        n = carry_waypoints(float(np.hypot(x - x0, y - y0))) if stepwise else 1
+        """Carry at tip height `z` to above (x, y): one move on the blocking path, waypoints
+        CARRY_STEP apart when stepwise (so a watcher sees the carry), NATURAL_STEP apart with
+        natural failures on (so a struck object is pushed, not jumped over); `drop`: the cup
+        lets go at the end (the block falls there)."""
+        x0, y0, z0 = self.arm.tip_target
+        if z0 != z:  # a block held since the last action rises (or sinks) to the carry first
+            self.arm.move_to(x0, y0, z, yaw)
+        step = NATURAL_STEP if self.situations.natural else CARRY_STEP
+        distance = float(np.hypot(x - x0, y - y0))
+        n = carry_waypoints(distance, step) if stepwise or self.situations.natural else 1
         for i in range(1, n + 1):
             f = i / n
-            self.arm.move_to(x0 + f * (x - x0), y0 + f * (y - y0), SAFE_TIP_Z, yaw)
+            self.arm.move_to(x0 + f * (x - x0), y0 + f * (y - y0), z, yaw)
             if drop and i == n:
                 self.arm.release()
                 self._motion_log.happened.append("drop")
             yield "carry"
+
+    def _carry_height(self, contact_z: float | None, qx: float, qy: float) -> float:
+        """Tip height for the carry: SAFE_TIP_Z (above any tower), or with natural failures
+        the height an arm planning from its endpoints would pick — the carried block's bottom
+        NATURAL_CLEARANCE above the higher of the surface it left and the surface at the
+        place, whatever stands between."""
+        if not self.situations.natural:
+            return SAFE_TIP_Z
+        x, y, tip_z = self.arm.tip_target
+        start = contact_z - assets.BLOCK_SIZE if contact_z is not None else tip_z - 0.1
+        highest = max(self._top_below(x, y, start), self._top_below(qx, qy, 1.0))
+        return min(SAFE_TIP_Z, highest + assets.BLOCK_SIZE + NATURAL_CLEARANCE)
+
+    def _top_below(self, x: float, y: float, z: float) -> float:
+        """Top (metres) of the object first hit straight below (x, y, z) — a bowl's rim, not
+        its floor; 0 for the table."""
+        hit = pb.rayTest((x, y, z - 1e-3), (x, y, -0.05), physicsClientId=self.client)[0]
+        if hit[0] < 0 or self.object_by_body(hit[0]) is None:
+            return 0.0
+        return float(pb.getAABB(hit[0], physicsClientId=self.client)[1][2])
 
     def _lower_and_release(self, x: float, y: float, yaw: float) -> Segments:
         """Lower the held object onto whatever is below (x, y), let go and rise."""

@@ -13,7 +13,8 @@ Between segments the caller may render (`observe`), read the robot's state (`pol
 `halt`. Time is simulated: the tip moves at TIP_SPEED, and a stepwise motion steps physics for
 each segment's duration (so a dropped block falls while the arm moves on); the same seed and
 the same calls give the same halted state. The blocking path steps no physics in motion and
-splits no carry, so its trajectories are those of a one-call pick-place.
+splits no carry, so its trajectories are those of a one-call pick-place — unless natural
+failures are on (`Situations.natural`), which need physics in motion on every path.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ TIMESTEP = 1.0 / 240.0  # seconds per physics step (the env's rate)
 Segments = Generator[str, None, ActionResult]
 
 
-def carry_waypoints(distance: float) -> int:
-    """How many waypoints a stepwise carry of `distance` metres takes (at least one)."""
-    return max(1, math.ceil(distance / CARRY_STEP - 1e-9))
+def carry_waypoints(distance: float, step: float = CARRY_STEP) -> int:
+    """How many waypoints a carry of `distance` metres takes, `step` apart (at least one)."""
+    return max(1, math.ceil(distance / step - 1e-9))
 
 
 @dataclass
@@ -70,9 +71,10 @@ class Motion:
     `finish`. Once done or halted, `result` is the ActionResult and the env has run the
     task's after-step hook, as after `execute`."""
 
-    def __init__(self, env: Any, segments: Segments, stepwise: bool, safe_z: float) -> None:
-        # env: the TabletopEnv that started it (not imported: it imports this module)
-        self.env, self._segments, self.stepwise = env, segments, stepwise
+    def __init__(self, env: Any, segments: Segments, physics: bool, safe_z: float) -> None:
+        # env: the TabletopEnv that started it (not imported: it imports this module);
+        # physics: step physics while the arm moves (stepwise, or natural failures on)
+        self.env, self._segments, self.physics = env, segments, physics
         self.safe_z = safe_z  # metres: the tip's transport height, where a halt parks it
         self.result: ActionResult | None = None
         self._segment: str | None = None
@@ -106,7 +108,10 @@ class Motion:
         self._sim_s += metres / TIP_SPEED
         if held is not None and self.env.arm.held is None and self._segment == "carry":
             self._lost_s = self._sim_s  # the cup let go in transport: when (for the audit)
-        if self.stepwise:
+        if self.physics and (held is not None or self.env.arm.held is not None):
+            # only while the cup holds a block does the arm move anything: the empty arm
+            # has no collision shapes and resting objects stay at rest (a dropped block
+            # falls during the settle, or when a watcher halts)
             self._run_physics(metres / TIP_SPEED)
         self.env._version += 1  # the world moved: renders must not come from the cache
         return self.poll()

@@ -24,11 +24,18 @@ pick fails in one way at most):
 
 The grasp kinds draw from a stream of their own (stream 3), so turning them on leaves every
 draw of the five kinds above, and with it every earlier table, exactly as it was.
+
+`natural` (issue 23) is not drawn: it makes failures come from motion. The arm carries a
+block at a clearance set only by the pick and place points (3 cm above the higher of the two
+surfaces), in 1 cm waypoints with physics running, so the carried block strikes whatever
+stands taller in between (a tower, a block on a block) and knocks it — as an arm that plans
+its height from its endpoints does. Written `natural`, `dkprompt+natural` or
+`drop=0.2,natural`; the injected kinds work on top.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 KINDS = ("drop", "miss", "knock", "tip", "edge")
 PICK_KINDS = ("pick_stay", "pick_drop")
@@ -50,9 +57,14 @@ class Situations:
     pick_drop: float = 0.0
     place_held: float = 0.0
     place_drop: float = 0.0
+    natural: bool = False  # failures from motion: a low carry that strikes what is taller
 
     def __post_init__(self) -> None:
+        if not isinstance(self.natural, bool):
+            raise ValueError(f"natural is on or off (a bool), got {self.natural!r}")
         for f in fields(self):
+            if f.name == "natural":
+                continue
             p = getattr(self, f.name)
             if not isinstance(p, (int, float)) or not 0.0 <= float(p) <= 1.0:
                 raise ValueError(f"situation {f.name!r} probability must be in [0, 1], got {p!r}")
@@ -86,8 +98,18 @@ PRESETS: dict[str, Situations] = {
 
 def parse_situations(text: str) -> Situations:
     """A preset name (`none`, `dkprompt`, `hard`, `dkprompt-grasp`) or `kind=p,...` such as
-    `drop=0.2,knock=0.1`."""
+    `drop=0.2,knock=0.1`; `natural` alone, as `PRESET+natural` or as one more `,natural`
+    turns on failures from motion."""
     text = text.strip()
+    base, plus, extra = text.partition("+")
+    parts = [p.strip() for p in base.split(",")]
+    if (plus and extra.strip() == "natural") or "natural" in parts:
+        rest = ",".join(p for p in parts if p != "natural") or "none"
+        if plus and extra.strip() != "natural":
+            raise ValueError(f"unknown addition {extra!r} in {text!r}: only '+natural'")
+        return replace(parse_situations(rest), natural=True)
+    if plus:
+        raise ValueError(f"unknown addition {extra!r} in {text!r}: only '+natural'")
     if text in PRESETS:
         return PRESETS[text]
     if "=" not in text:
@@ -99,6 +121,9 @@ def parse_situations(text: str) -> Situations:
     for part in filter(None, (p.strip() for p in text.split(","))):
         kind, _, raw = part.partition("=")
         kind = kind.strip()
+        if kind == "natural":
+            raise ValueError("natural takes no value: write 'natural', 'PRESET+natural' or "
+                             "'drop=0.2,natural'")
         if kind not in ALL_KINDS:
             raise ValueError(f"unknown situation {kind!r}; kinds: {', '.join(ALL_KINDS)}")
         try:

@@ -142,3 +142,35 @@ def test_one_motion_at_a_time_and_a_failed_action_ends_at_once():
         state = far.step()
         assert state.done and not far.result.ok and "outside the workspace" in far.result.reason
         assert far.result.motion_s == 0.0
+
+
+def _tower_between(env: TabletopEnv) -> tuple[list[str], str]:
+    """Three blocks stacked at (0.5, 0) and a fourth at (0.5, -0.25): carrying the fourth to
+    (0.5, 0.25) passes over the tower."""
+    from ravens_env.bullet import pb
+
+    blocks = [o for o in env.scene(visibility=False).objects if o.type == "block"]
+    spots = [(0.5, 0.0, 0.021), (0.5, 0.0, 0.062), (0.5, 0.0, 0.103), (0.5, -0.25, 0.021)]
+    far = [(0.3 + 0.06 * i, 0.4, 0.021) for i in range(len(blocks))]
+    for body, xyz in zip([b.body_id for b in blocks], spots + far, strict=False):
+        pb.resetBasePositionAndOrientation(body, xyz, (0, 0, 0, 1),
+                                           physicsClientId=env.client)
+    env.settle()
+    return [b.name for b in blocks[:3]], blocks[3].name
+
+
+def _carry_across(situations: str) -> float:
+    """How far (metres) the tower's top block moved while another block was carried across."""
+    with TabletopEnv(situations=situations) as env:
+        env.reset("stack-blocks", seed=2)
+        tower, mover = _tower_between(env)
+        top = np.array(env.scene(visibility=False).get(tower[2]).position)
+        obs = env.execute(PickPlace((0.5, -0.25, 0.04), (0.5, 0.25, 0.0)))
+        assert obs.last_action.ok and obs.last_action.picked == mover
+        return float(np.linalg.norm(np.array(env.scene(visibility=False).get(tower[2]).position)
+                                    - top))
+
+
+def test_with_natural_failures_a_carried_block_knocks_a_tower_in_its_way():
+    assert _carry_across("none") < 0.002  # carried high above: the tower stands
+    assert _carry_across("natural") > 0.02  # carried low: the top of the tower is struck

@@ -17,6 +17,11 @@ def test_presets_and_custom_strings_parse():
     assert parse_situations("dkprompt") == Situations(drop=0.1, miss=0.1, knock=0.1, tip=0.05)
     assert parse_situations("drop=0.2, knock=0.1") == Situations(drop=0.2, knock=0.1)
     assert not PRESETS["none"].active and PRESETS["dkprompt"].active
+    # natural failures (failures from motion) ride on any preset or list
+    assert parse_situations("natural") == Situations(natural=True)
+    assert parse_situations("dkprompt+natural") == Situations(drop=0.1, miss=0.1, knock=0.1,
+                                                              tip=0.05, natural=True)
+    assert parse_situations("drop=0.2,natural") == Situations(drop=0.2, natural=True)
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -24,6 +29,8 @@ def test_presets_and_custom_strings_parse():
     ("fly=0.2", "unknown situation 'fly'"),
     ("drop=lots", "needs a number"),
     ("drop=1.5", r"must be in \[0, 1\]"),
+    ("dkprompt+chaos", "only '\\+natural'"),
+    ("natural=1", "natural takes no value"),
 ])
 def test_bad_situation_strings_are_rejected(text, message):
     with pytest.raises(ValueError, match=message):
