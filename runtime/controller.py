@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Protocol
 
 from primitives.reasoning_actions import RELATIONS
@@ -38,7 +38,7 @@ from ravens_env.types import Observation, PickPlace
 from runtime.monitors import MONITOR_MODES, View, make_monitor
 from runtime.tools import SWITCH_AFTER, Toolbox
 from runtime.trace import TraceWriter
-from runtime.watch import MotionWatcher
+from runtime.watch import HALTS_BEFORE_REPLAN, MotionWatcher
 from vrs.reasoner import Reasoner
 
 SEED_MODES = ("open-loop", "success", "progress")  # the seed paper's Table 2 columns
@@ -236,6 +236,7 @@ class Controller:
         self.toolbox, self.tool_switch = toolbox, tool_switch
         self.watcher = MotionWatcher(toolbox, self._count_look) if mode == WATCH_MODE else None
         self._tools_next: dict[str, tuple[str, ...]] = {}  # block -> tools its redo must use
+        self._halts: dict[Claim, int] = {}  # halts per step (monitor mode)
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:
@@ -427,6 +428,10 @@ class Controller:
         target: one more traced action) and set up its recovery: a grasp for the claim's redo,
         a replan now."""
         self.counters.halts += 1
+        self._halts[claim] = self._halts.get(claim, 0) + 1
+        if self._halts[claim] >= HALTS_BEFORE_REPLAN:
+            halt = replace(halt, recovery="replan",
+                           reason=f"{halt.reason} (halt {self._halts[claim]} of this step)")
         self.trace.event("halt", claim=str(claim), **halt.to_dict())
         instruction = claim.instruction()
         follow = self.watcher.follow_up(self.obs, halt, action, instruction)

@@ -18,8 +18,12 @@ On divergence it halts between segments and chooses a recovery:
               perception-grounded grasp (`runtime.tools`)
     place     the learned place is not over the target: the held block is carried on to the
               perceived target at once (the grounded place)
-    replan    perception cannot ground the step (the block is not seen): the codeplan stops
-              and the planner is asked for a new one, with the reason
+    replan    the same step halted HALTS_BEFORE_REPLAN times: the tools are not fixing it, so
+              the codeplan stops and the planner is asked for a new one, with the reason
+              (the controller escalates: `Controller._after_halt`)
+
+What cannot be judged is not a divergence: a block or target the detector does not see before
+the action lets the action continue unwatched in that respect.
 
 Rewriting the instruction (VoLo's fourth recovery) is not built: the planner's recovery
 codeplan plays that part here. The watcher never reads ground truth; what it chose and why is
@@ -37,6 +41,7 @@ from ravens_env.types import Observation, PickPlace
 from runtime.tools import PICK_TOLERANCE, PLACE_TOLERANCE, Toolbox, _xy_distance
 
 RECOVERIES = ("continue", "replan", "grasp", "place")
+HALTS_BEFORE_REPLAN = 3  # halts of one step before the controller asks for a new codeplan
 
 
 @dataclass(frozen=True)
@@ -86,15 +91,16 @@ class MotionWatcher:
             return None
         if state.holding is None:
             return halt("nothing was lifted", "grasp")
-        if before is None:
-            return halt(f"the {pick} is not seen", "replan")
-        now = self._where(motion.observe(), pick)  # None: out of view, i.e. it left its spot
+        # Not seen before the action: the lift cannot be judged, and the actor (which works
+        # from its own view) may well have the block — continue. (Halting for a replan here
+        # ended dev episodes in a false "done": the replan's look missed the block too.)
+        now = None if before is None else self._where(motion.observe(), pick)
         if now is not None and _xy_distance(before, now) < PICK_TOLERANCE:
             return halt(f"the {pick} has not moved: another block was lifted", "grasp")
         try:
             off = self.toolbox.place_error(obs, instruction, action)
-        except ValueError as e:
-            return halt(f"the target is not seen ({e})", "replan")
+        except ValueError:
+            return None  # the target is not seen: nothing to judge the place against
         if off > PLACE_TOLERANCE:
             return halt(f"the place is {off * 100:.1f} cm from the perceived target", "place")
         return None

@@ -13,7 +13,7 @@ from ravens_env.agents.oracle import OracleActor, step_holds
 from ravens_env.env import TabletopEnv
 from ravens_env.types import Observation, PickPlace
 from runtime.components import make_reasoner
-from runtime.controller import ActionStuck, Controller
+from runtime.controller import ActionStuck, Claim, Controller, Replan
 from runtime.tools import PICK_TOLERANCE, make_toolbox
 from runtime.trace import TraceWriter
 
@@ -169,11 +169,12 @@ def test_monitor_mode_halts_a_drop_in_transport_at_once(tmp_path, toolbox):
                        env.observe(), trace, toolbox=toolbox)
         try:  # every carry drops (one may bounce into the bowl)
             c.put_first_on_second(block, block.replace("block", "bowl"))
-        except ActionStuck:
-            pass
+        except Replan as stop:
+            assert "halt 3 of this step" in stop.feedback  # the tools did not fix it
         halts = _events(c, "halt")
         actions = _events(c, "action")
-    assert halts and all(h["segment"] == "carry" and h["recovery"] == "grasp" for h in halts)
+    assert halts and all(h["segment"] == "carry" for h in halts)
+    assert [h["recovery"] for h in halts] == ["grasp", "grasp", "replan"][:len(halts)]
     assert all(a["result"]["halted"] == "carry" for a in actions)
     assert all("drop" in a["result"]["situations"] for a in actions)
     assert all(a["result"]["picked"] == block for a in actions)  # what the cup held
@@ -212,3 +213,27 @@ def test_a_monitor_run_with_the_switch_resimulates_to_the_same_outcome_and_repor
     assert again.success == end["success"] and again.counts["halts"] == first.counts["halts"]
     header = json.loads(open(f"{again.run_dir}/trace.jsonl").readline())
     assert header["mode"] == "monitor" and header["tool_switch"] is True
+
+
+def test_a_block_the_detector_does_not_see_is_not_a_divergence(env, tmp_path, toolbox):
+    """Not seen before the action, the lift cannot be judged: the watcher lets the action
+    continue (a replan from a look that misses the block ended dev episodes in false done)."""
+    from ravens_env.scene_graph import Scene
+    from runtime.tools import GroundedActor, Toolbox
+
+    env.reset(TASK, 5000)
+    block, decoy = _blocks(env)[:2]
+    full = toolbox.grounded.scene_for
+
+    def blind(image):
+        scene = full(Observation(None, None, image, None, "", 0))
+        kept = [o for o in scene.objects if o.name != block]
+        return Scene(kept, [r for r in scene.relations if block not in (r.subject, r.object)])
+
+    c = _controller(env, tmp_path, "monitor", Toolbox(GroundedActor(blind)), False,
+                    WrongBlockActor(env, decoy))
+    c._known = [o.name for o in env.scene(visibility=False).objects]
+    c.claims = []
+    c._execute(Claim(block, block.replace("block", "bowl")))
+    assert c.counters.halts == 0
+    assert _events(c, "action")[0]["result"]["picked"] == decoy  # ran to the end, unwatched
