@@ -64,7 +64,7 @@ class Toolbox:
         grounded = self.grounded.act(obs, instruction)
         if learned is None:
             return ToolChoice(TOOLS, grounded, "the learned actor gave no action")
-        pick_off = _xy_distance(learned.pick, grounded.pick)
+        pick_off = xy_distance(learned.pick, grounded.pick)
         place_off = self.place_error(obs, instruction, learned)
         tools = tuple(t for t, off, tol in (("grasp", pick_off, PICK_TOLERANCE),
                                             ("place", place_off, PLACE_TOLERANCE))
@@ -88,12 +88,12 @@ class Toolbox:
             if "stand" not in scene.names():
                 raise ValueError(f"no stand in the perceived scene; objects: {scene.names()}")
             centre = scene.get("stand").position
-            return max(0.0, _xy_distance(action.place, centre) - STAND_SIZE[1] / 2)
+            return max(0.0, xy_distance(action.place, centre) - STAND_SIZE[1] / 2)
         points = self.grounded.place_points(obs, place)
-        return min(_xy_distance(action.place, p) for p in points)
+        return min(xy_distance(action.place, p) for p in points)
 
 
-def _xy_distance(a: tuple, b: tuple) -> float:
+def xy_distance(a: tuple, b: tuple) -> float:
     return float(np.hypot(float(a[0]) - float(b[0]), float(a[1]) - float(b[1])))
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 from ravens_env.agents.oracle import parse_step
 from ravens_env.types import Observation, PickPlace
-from runtime.tools import PICK_TOLERANCE, PLACE_TOLERANCE, Toolbox, _xy_distance
+from runtime.tools import PICK_TOLERANCE, PLACE_TOLERANCE, Toolbox, xy_distance
 
 RECOVERIES = ("continue", "replan", "grasp", "place")
 HALTS_BEFORE_REPLAN = 3  # halts of one step before the controller asks for a new codeplan
@@ -95,7 +95,7 @@ class MotionWatcher:
         # from its own view) may well have the block — continue. (Halting for a replan here
         # ended dev episodes in a false "done": the replan's look missed the block too.)
         now = None if before is None else self._where(motion.observe(), pick)
-        if now is not None and _xy_distance(before, now) < PICK_TOLERANCE:
+        if now is not None and xy_distance(before, now) < PICK_TOLERANCE:
             return halt(f"the {pick} has not moved: another block was lifted", "grasp")
         try:
             off = self.toolbox.place_error(obs, instruction, action)
