@@ -303,7 +303,7 @@ class TabletopEnv:
         px, py = float(action.pick[0]), float(action.pick[1])
         arm, log = self.arm, self._motion_log
         qx, qy = float(action.place[0]), float(action.place[1])
-        carry_z = self._carry_height(contact_z, qx, qy)
+        carry_z = self._carry_height(px, py, contact_z, qx, qy)
         if contact_z is not None:
             arm.move_to(px, py, SAFE_TIP_Z, action.pick_yaw)
             yield "approach"
@@ -367,16 +367,21 @@ class TabletopEnv:
                 self._motion_log.happened.append("drop")
             yield "carry"
 
-    def _carry_height(self, contact_z: float | None, qx: float, qy: float) -> float:
+    def _carry_height(self, px: float, py: float, contact_z: float | None, qx: float,
+                      qy: float) -> float:
         """Tip height for the carry: SAFE_TIP_Z (above any tower), or with natural failures
         the height an arm planning from its endpoints would pick — the carried block's bottom
         NATURAL_CLEARANCE above the higher of the surface it left and the surface at the
         place, whatever stands between."""
         if not self.situations.natural:
             return SAFE_TIP_Z
-        x, y, tip_z = self.arm.tip_target
-        start = contact_z - assets.BLOCK_SIZE if contact_z is not None else tip_z - 0.1
-        highest = max(self._top_below(x, y, start), self._top_below(qx, qy, 1.0))
+        if contact_z is not None:  # what the block stood on: a ray from just inside its
+            # bottom (a ray that starts inside a body does not hit it)
+            left = self._top_below(px, py, contact_z - assets.BLOCK_SIZE + 0.003)
+        else:  # a block held since the last action: what is under the arm now
+            x, y, tip_z = self.arm.tip_target
+            left = self._top_below(x, y, tip_z - 2 * assets.BLOCK_SIZE)
+        highest = max(left, self._top_below(qx, qy, 1.0))
         return min(SAFE_TIP_Z, highest + assets.BLOCK_SIZE + NATURAL_CLEARANCE)
 
     def _top_below(self, x: float, y: float, z: float) -> float:

@@ -174,3 +174,22 @@ def _carry_across(situations: str) -> float:
 def test_with_natural_failures_a_carried_block_knocks_a_tower_in_its_way():
     assert _carry_across("none") < 0.002  # carried high above: the tower stands
     assert _carry_across("natural") > 0.02  # carried low: the top of the tower is struck
+
+
+def test_with_natural_failures_a_block_lifted_out_of_a_bowl_clears_its_rim():
+    """The carry height counts the object the block left (the bowl's rim, not its floor)."""
+    from ravens_env.bullet import pb
+    from ravens_env.dimensions import BOWL_HEIGHT
+    from ravens_env.env import NATURAL_CLEARANCE
+
+    with TabletopEnv(situations="natural") as env:
+        env.reset("empty-the-bowl", seed=0)
+        scene = env.scene(visibility=False)
+        block = next(o for o in scene.objects if o.type == "block"
+                     and scene.container_of(o.name) is not None)
+        motion = env.start(PickPlace((*block.position[:2], block.top), (0.35, 0.35, 0.0)))
+        while motion.step().segment != "lift":
+            pass
+        bottom = pb.getAABB(env.arm.held, physicsClientId=env.client)[0][2]
+        assert bottom == pytest.approx(BOWL_HEIGHT + NATURAL_CLEARANCE, abs=0.004)
+        motion.finish()
