@@ -367,6 +367,14 @@ def test_the_methods_suite_runs_each_method_with_its_own_mode_and_planner(tmp_pa
     assert records["dkprompt"]["questions"] > records["classical"]["questions"]
     with pytest.raises(CliError, match="methods: classical"):
         build_spec(_parse("--task", "stack-blocks", "--modes", "dkprompt-ish"))
+    # the same methods on the reasoning suite's tasks and test seeds
+    reasoning = build_spec(_parse("--suite", "methods-reasoning", "--episodes", "1"))
+    assert reasoning.modes == spec_methods_columns() and len(reasoning.tasks) == 14
+    assert reasoning.seed_start == 3000 and "swap-blocks-in-bowls" in reasoning.tasks
+
+
+def spec_methods_columns() -> list[str]:
+    return list(build_spec(_parse("--suite", "methods", "--episodes", "1")).modes)
 
 
 def test_the_methods_table_shows_dkprompts_published_means_labelled_as_theirs(tmp_path):
