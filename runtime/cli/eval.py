@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Add `eval closed-loop`, `eval actor`, `eval vqa`, `eval oracle` and `eval parser`."""
+    """Add `eval closed-loop`, `actor`, `vqa`, `oracle`, `parser`, `audit` and `grounding`."""
     esub = add_group(subparsers, "eval", "evaluations that print rates with 95%% intervals",
                      "eval commands", "TARGET")
     add_closed_loop_parser(esub)
