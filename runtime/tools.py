@@ -58,24 +58,33 @@ class Toolbox:
     def choose(self, obs: Observation, instruction: str, learned: PickPlace | None,
                force: tuple[str, ...] = ()) -> ToolChoice:
         """The tools `learned` needs for `instruction` — the halves off perception, and those
-        in `force` (a halt asked for them) — and the action with them swapped in; both when
-        there is no learned action (the actor could not produce one). ValueError when
-        perception cannot ground the step (an object it does not see)."""
-        grounded = self.grounded.act(obs, instruction)
+        in `force` (a halt asked for them) — and the action with them swapped in. Grasp and
+        place are grounded separately: a block that is seen can be grasped while its target
+        is not (and the other way round). With no learned action (the actor could not give
+        one) both are needed. ValueError when nothing that is needed can be grounded."""
+        pick_name, place_text = parse_step(instruction)
+        grasp = _grounded(lambda: self.grounded.grasp_for(obs, pick_name))
+        place = _grounded(lambda: self.grounded.place_for(obs, place_text))
         if learned is None:
-            return ToolChoice(TOOLS, grounded, "the learned actor gave no action")
-        pick_off = xy_distance(learned.pick, grounded.pick)
-        place_off = self.place_error(obs, instruction, learned)
+            if grasp is None or place is None:
+                raise ValueError(f"perception does not see the {pick_name} or the {place_text}")
+            (xyz, pick_yaw), (xy, place_yaw) = grasp, place
+            return ToolChoice(TOOLS, PickPlace(xyz, (*xy, 0.0), pick_yaw, place_yaw),
+                              "the learned actor gave no action")
+        pick_off = None if grasp is None else xy_distance(learned.pick, grasp[0])
+        place_off = None if place is None else self.place_error(obs, instruction, learned)
+        if pick_off is None and place_off is None:
+            raise ValueError(f"perception sees neither the {pick_name} nor the {place_text}")
         tools = tuple(t for t, off, tol in (("grasp", pick_off, PICK_TOLERANCE),
                                             ("place", place_off, PLACE_TOLERANCE))
-                      if off > tol or t in force)
+                      if off is not None and (off > tol or t in force))
         action = learned
         if "grasp" in tools:
-            action = replace(action, pick=grounded.pick, pick_yaw=grounded.pick_yaw)
+            action = replace(action, pick=grasp[0], pick_yaw=grasp[1])
         if "place" in tools:
-            action = replace(action, place=grounded.place, place_yaw=grounded.place_yaw)
-        return ToolChoice(tools, action, f"learned pick {pick_off * 100:.1f} cm and place "
-                                         f"{place_off * 100:.1f} cm from perception")
+            action = replace(action, place=(*place[0], 0.0), place_yaw=place[1])
+        return ToolChoice(tools, action, f"learned pick {_cm(pick_off)} and place "
+                                         f"{_cm(place_off)} from perception")
 
     def place_error(self, obs: Observation, instruction: str, action: PickPlace) -> float:
         """Metres from `action`'s place to the nearest perceived point that does the step.
@@ -91,6 +100,18 @@ class Toolbox:
             return max(0.0, xy_distance(action.place, centre) - STAND_SIZE[1] / 2)
         points = self.grounded.place_points(obs, place)
         return min(xy_distance(action.place, p) for p in points)
+
+
+def _grounded(pose: Callable[[], tuple]) -> tuple | None:
+    """A pose from perception, or None where perception does not see the object."""
+    try:
+        return pose()
+    except (ValueError, KeyError):
+        return None
+
+
+def _cm(metres: float | None) -> str:
+    return "not seen" if metres is None else f"{metres * 100:.1f} cm"
 
 
 def xy_distance(a: tuple, b: tuple) -> float:

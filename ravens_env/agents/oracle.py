@@ -43,15 +43,16 @@ class SceneActor:
         raise NotImplementedError
 
     def act(self, obs: Observation, instruction: str) -> PickPlace:
-        scene = self.scene_for(obs)
         pick_name, place_text = parse_step(instruction)
-        pick = _lookup(scene, pick_name)
-        place_xy, place_yaw = self._place_target(scene, place_text)
-        return PickPlace(
-            pick=(*_reachable_top(pick.position[:2]), pick.top),
-            place=(place_xy[0], place_xy[1], 0.0),
-            pick_yaw=pick.yaw, place_yaw=place_yaw,
-        )
+        pick_xyz, pick_yaw = self.grasp_for(obs, pick_name)
+        place_xy, place_yaw = self.place_for(obs, place_text)
+        return PickPlace(pick=pick_xyz, place=(place_xy[0], place_xy[1], 0.0),
+                         pick_yaw=pick_yaw, place_yaw=place_yaw)
+
+    def grasp_for(self, obs: Observation, name: str) -> tuple[tuple[float, float, float], float]:
+        """(xyz, yaw) of the suction point on the block `name`'s top face."""
+        pick = _lookup(self.scene_for(obs), name)
+        return (*_reachable_top(pick.position[:2]), pick.top), pick.yaw
 
     def place_for(self, obs: Observation, place_text: str) -> tuple[tuple[float, float], float]:
         """(xy, yaw) of the place for `place_text` ('blue bowl', 'stand', 'a block and b

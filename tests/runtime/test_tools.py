@@ -237,3 +237,32 @@ def test_a_block_the_detector_does_not_see_is_not_a_divergence(env, tmp_path, to
     c._execute(Claim(block, block.replace("block", "bowl")))
     assert c.counters.halts == 0
     assert _events(c, "action")[0]["result"]["picked"] == decoy  # ran to the end, unwatched
+
+
+def test_grasp_and_place_are_grounded_separately(env, toolbox):
+    """A block the detector sees can be grasped though its target is not seen (a halt's
+    grasp then still replaces a wrong learned pick); nothing seen is a clear error."""
+    from ravens_env.scene_graph import Scene
+    from runtime.tools import GroundedActor, Toolbox
+
+    obs = env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    bowl = block.replace("block", "bowl")
+    step = f"put the {block} in the {bowl}"
+    truth = OracleActor(env).act(obs, step)
+    full = toolbox.grounded.scene_for
+
+    def without(*names):
+        def parse(image):
+            scene = full(Observation(None, None, image, None, "", 0))
+            return Scene([o for o in scene.objects if o.name not in names], [])
+        return Toolbox(GroundedActor(parse))
+
+    wrong = replace(truth, pick=(truth.pick[0] + 0.1, truth.pick[1], truth.pick[2]))
+    choice = without(bowl).choose(obs, step, wrong, force=("grasp", "place"))
+    assert choice.tools == ("grasp",) and "place not seen" in choice.reason
+    assert np.hypot(*np.subtract(choice.action.pick[:2], truth.pick[:2])) < PICK_TOLERANCE
+    with pytest.raises(ValueError, match="neither"):
+        without(block, bowl).choose(obs, step, wrong)
+    with pytest.raises(ValueError, match="does not see"):
+        without(bowl).choose(obs, step, None)
