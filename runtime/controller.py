@@ -36,6 +36,7 @@ from typing import Protocol
 from primitives.reasoning_actions import RELATIONS
 from ravens_env.types import Observation, PickPlace
 from runtime.monitors import MONITOR_MODES, View, make_monitor
+from runtime.monitors.gate import PreconditionGate
 from runtime.tools import SWITCH_AFTER, Toolbox
 from runtime.trace import TraceWriter
 from runtime.watch import HALTS_BEFORE_REPLAN, MotionWatcher
@@ -203,6 +204,7 @@ class Counters:
     primitive_calls: int = 0
     tool_uses: int = 0  # actions with a grounded grasp or place (`runtime.tools`)
     halts: int = 0  # actions halted in motion (monitor mode)
+    blocked: int = 0  # calls stopped before moving: unmet preconditions (`--preconditions`)
     checks: list[str] = field(default_factory=list)  # claims checked, for diagnostics
 
     def to_dict(self) -> dict:
@@ -217,7 +219,7 @@ class Controller:
     def __init__(self, env: Env, actor: Actor, reasoner: Reasoner, mode: str,
                  obs: Observation, trace: TraceWriter,
                  budget: EpisodeBudget | None = None, toolbox: Toolbox | None = None,
-                 tool_switch: bool = False) -> None:
+                 tool_switch: bool = False, gate: PreconditionGate | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; modes: {', '.join(MODES)}")
         if (mode == WATCH_MODE or tool_switch) and toolbox is None:
@@ -237,6 +239,7 @@ class Controller:
         self.watcher = MotionWatcher(toolbox, self._count_look) if mode == WATCH_MODE else None
         self._tools_next: dict[str, tuple[str, ...]] = {}  # block -> tools its redo must use
         self._halts: dict[Claim, int] = {}  # halts per step (monitor mode)
+        self.gate = gate  # ConceptAgent's precondition check before each put, or None
 
     # -- primitives ------------------------------------------------------------------------
     def put_first_on_second(self, pick: str, place: str) -> None:
@@ -248,6 +251,7 @@ class Controller:
             raise ValueError(f"cannot pick the {pick}: only blocks can be picked")
         if pick in claim.targets:
             raise ValueError(f"cannot put the {pick} on itself")
+        self._check_preconditions(claim)
         self.claims = [c for c in self.claims if c.pick != pick]  # it is moving on purpose
         if self.monitor is not None:
             self._monitored(claim)
@@ -258,6 +262,18 @@ class Controller:
         elif self.mode in ("progress", WATCH_MODE):
             self.claims.append(claim)
             self._hold(self.claims)
+
+    def _check_preconditions(self, claim: Claim) -> None:
+        """ConceptAgent's gate: an unmet precondition stops the call before anything moves
+        and tells the planner which (`Replan`: the codeplan ends, the planner is asked
+        again with the unmet predicates as feedback)."""
+        if self.gate is None:
+            return
+        why = self.gate.check(self._view(), "put_first_on_second",
+                              {"pick": claim.pick, "place": claim.place})
+        if why is not None:
+            self.counters.blocked += 1
+            raise Replan(why)
 
     def _monitored(self, claim: Claim) -> None:
         """Symbolic modes: preconditions, the action, effects; a failure stops the codeplan

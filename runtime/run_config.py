@@ -23,6 +23,9 @@ class RunConfig:
     actor: str = "oracle"
     situations: str = "none"
     tool_switch: bool = False  # grounded grasp / place for a step the actor failed twice
+    # ConceptAgent's precondition check before each put: "none", "llm" (the planner's LLM
+    # writes them once, cached) or "reference" (the hand-written set)
+    preconditions: str = "none"
     runs_dir: Path = Path("runs")
     max_plans: int | None = None  # None: 5 (1 + 4 recovery codeplans), 21 in a monitor mode
     # The episode budget over all codeplans: execution seconds (planner time not counted)

@@ -73,11 +73,15 @@ def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
                                       "canonical_instruction": env.task.instruction})
         try:
             trace.frame(obs.front_rgb, "reset")
-            controller = Controller(env, make_actor(config.actor, env),
-                                    make_reasoner(config.reasoner, env), config.mode, obs, trace,
+            reasoner = make_reasoner(config.reasoner, env)
+            gate, exchanges = _gate(config, planner, reasoner, trace)
+            controller = Controller(env, make_actor(config.actor, env), reasoner, config.mode,
+                                    obs, trace,
                                     EpisodeBudget(config.max_episode_s, config.max_episode_calls),
-                                    toolbox=_toolbox(config), tool_switch=config.tool_switch)
-            outcome = _plan_and_run(config, instruction, planner, sandbox, controller, trace)
+                                    toolbox=_toolbox(config), tool_switch=config.tool_switch,
+                                    gate=gate)
+            outcome = _plan_and_run(config, instruction, planner, sandbox, controller, trace,
+                                    exchanges)
             result = _score(config, env, controller, outcome, instruction, run_dir, started)
             trace.event("episode_end", **result.to_dict())
         except BaseException as e:
@@ -89,6 +93,38 @@ def run_episode(config: RunConfig, planner: Planner | None = None) -> RunResult:
     if config.report:
         result.report_error = _write_report(run_dir)
     return result
+
+
+PRECONDITION_SOURCES = ("none", "llm", "reference")
+
+
+def _gate(config: RunConfig, planner: Planner, reasoner, trace: TraceWriter):
+    """ConceptAgent's precondition gate (None for "none") and the LLM calls that wrote its
+    preconditions (none when they came from the cache). Why here: the set is the planner's
+    LLM's, written once per model (cached); the report shows it from the trace."""
+    if config.preconditions == "none":
+        return None, []
+    from runtime.monitors import unsure_below
+    from runtime.monitors.gate import PreconditionGate
+    from runtime.planners import preconditions as pc
+
+    exchanges: list[dict] = []
+    if config.preconditions == "reference":
+        conditions = pc.reference_set()
+    elif not hasattr(planner, "complete"):
+        raise RunError(f"--preconditions llm: the {planner.name} planner has no LLM to write "
+                       f"them (use --planner llm, openai, react or mcts)")
+    else:
+        try:
+            conditions, exchanges = pc.generate(planner, cache=pc.cache_dir())
+        except PlannerError as e:
+            for exchange in e.exchanges:
+                trace.event("llm_exchange", **exchange)
+            raise RunError(f"--preconditions llm: {e}") from None
+    for exchange in exchanges:
+        trace.event("llm_exchange", **exchange)
+    trace.event("preconditions", **conditions.to_dict())
+    return PreconditionGate(conditions, lambda: unsure_below(reasoner.name)), exchanges
 
 
 def _toolbox(config: RunConfig):
@@ -120,6 +156,9 @@ def _validate(config: RunConfig) -> None:
         parse_situations(config.situations)
     except (KeyError, ValueError) as e:
         raise RunError(str(e)) from None
+    if config.preconditions not in PRECONDITION_SOURCES:
+        raise RunError(f"unknown preconditions {config.preconditions!r}; choose "
+                       f"{', '.join(PRECONDITION_SOURCES)}")
     if config.max_plans is not None and config.max_plans < 1:
         raise RunError("max_plans must be at least 1")
     if not config.max_episode_s > 0 or config.max_episode_calls < 1:
@@ -170,8 +209,9 @@ def _recorder(module: str, name: str, fn, get_trace):
 
 
 def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
-                  controller: Controller, trace: TraceWriter) -> _Outcome:
-    outcome = _Outcome()
+                  controller: Controller, trace: TraceWriter,
+                  exchanges: list[dict] | None = None) -> _Outcome:
+    outcome = _Outcome(exchanges=list(exchanges or []))
     try:
         _plan_loop(config, instruction, planner, sandbox, controller, trace, outcome)
     except EpisodeOver as stop:  # outside a codeplan: perception, the claims check

@@ -95,6 +95,11 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
     parser.add_argument("--tool-switch", action="store_true",
                         help="switch to the perception-grounded grasp / place (runtime.tools) "
                              "for a step the actor failed twice (monitor mode has them anyway)")
+    parser.add_argument("--preconditions", choices=("none", "llm", "reference"),
+                        default="none",
+                        help="ConceptAgent's precondition check before each put: llm (the "
+                             "planner's LLM writes them once, cached), reference (the "
+                             "hand-written set), none (default)")
     parser.add_argument("--model-path", default=None,
                         help="a GGUF model for --planner llm instead of the packaged one")
     parser.add_argument("--no-fetch", action="store_true",

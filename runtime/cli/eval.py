@@ -91,7 +91,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     from ravens_env.tasks import make_task
     from runtime.controller import MODES, SEED_MODES
     from runtime.eval.closed_loop import EvalSpec
-    from runtime.eval.closed_loop_suites import METHODS, TOOLS_SUFFIX, get_suite
+    from runtime.eval.closed_loop_suites import METHODS, base_column, get_suite
 
     if sum(bool(x) for x in (args.suite, args.task, args.paraphrases)) > 1:
         raise CliError("--suite, --task and --paraphrases are exclusive: each fixes the tasks")
@@ -103,8 +103,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
         suite.modes if suite else SEED_MODES)
     for t in tasks:
         make_task(t)
-    bad = [m for m in modes if m.removesuffix(TOOLS_SUFFIX) not in MODES
-           and m.removesuffix(TOOLS_SUFFIX) not in METHODS]
+    bad = [m for m in modes if base_column(m) not in MODES and base_column(m) not in METHODS]
     if bad or not modes:
         raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}; methods: "
                        f"{', '.join(METHODS)}")
@@ -122,7 +121,8 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
                     args.reasoner, planner=args.planner, planner_options=planner_options(args),
                     workers=args.workers, out_dir=out, suite=name,
                     paraphrases=args.paraphrases, resume=args.resume,
-                    tool_switch=getattr(args, "tool_switch", False), **reference)
+                    tool_switch=getattr(args, "tool_switch", False),
+                    preconditions=getattr(args, "preconditions", "none"), **reference)
 
 
 def _dated_dir(root: Path, resume: bool) -> Path:
@@ -168,7 +168,8 @@ def results_name(suite: str, args: argparse.Namespace) -> str:
             for key, value in parts.items()
             if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
     tools = ["tools"] if getattr(args, "tool_switch", False) else []
-    return "+".join([suite, *tags, *tools])
+    pg = [f"pg-{args.preconditions}"] if getattr(args, "preconditions", "none") != "none" else []
+    return "+".join([suite, *tags, *tools, *pg])
 
 
 def _split(text: str) -> list[str]:

@@ -56,6 +56,7 @@ def _run(args: argparse.Namespace) -> int:
         actor=args.actor, situations=args.situations, runs_dir=args.runs_dir,
         max_plans=args.max_plans, max_episode_s=args.max_episode_s,
         max_episode_calls=args.max_episode_calls, tool_switch=args.tool_switch,
+        preconditions=args.preconditions,
     )
     result = run_episode(config)
     if result.report_error:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common.stats import wilson_interval
 from runtime.eval.closed_loop_paraphrases import Paraphrase, load_paraphrases
-from runtime.eval.closed_loop_suites import resolve_method, uses_tools
+from runtime.eval.closed_loop_suites import resolve_method, uses_pg, uses_tools
 from runtime.eval.diagnostics import CAUSES, diagnose_run
 from runtime.run_config import RunConfig
 
@@ -52,6 +52,7 @@ class EvalSpec:
     paraphrases: str | None = None  # a paraphrase set: episode k is its k-th instruction
     resume: bool = False  # keep the finished episodes already in out_dir/episodes.jsonl
     tool_switch: bool = False  # `--tool-switch`: the grounded tools after two failures
+    preconditions: str = "none"  # `--preconditions`: ConceptAgent's check before each put
 
 
 def _episode(args: tuple) -> dict:
@@ -66,6 +67,7 @@ def _episode(args: tuple) -> dict:
                        reasoner=spec.reasoner, actor=spec.actor, situations=spec.situations,
                        runs_dir=spec.out_dir / "runs", report=False,
                        tool_switch=spec.tool_switch or uses_tools(column),
+                       preconditions=_preconditions(spec, column),
                        first_plan_error_is_fatal=False)
     r = run_episode(config)
     diagnostics = diagnose_run(r.run_dir, r.success, r.believed_done, r.failure_reason)
@@ -83,6 +85,11 @@ def _episode(args: tuple) -> dict:
             "instruction": instruction,
             "rerun": rerun_command(spec, task, seed, column, instruction),
             "replay": f"codeplan replay {shlex.quote(r.run_dir)}"}
+
+
+def _preconditions(spec: EvalSpec, column: str) -> str:
+    """The run's --preconditions, or "llm" for a `+pg` column."""
+    return "llm" if uses_pg(column) else spec.preconditions
 
 
 def _options(spec: EvalSpec, planner: str) -> dict:
@@ -113,6 +120,8 @@ def rerun_command(spec: EvalSpec, task: str, seed: int | str, mode: str,
             "--seed", str(seed), "--mode", mode,
             "--actor", spec.actor, "--reasoner", spec.reasoner, "--situations", spec.situations,
             "--planner", planner] + ["--tool-switch"] * (spec.tool_switch or uses_tools(column))
+    if _preconditions(spec, column) != "none":
+        argv += ["--preconditions", _preconditions(spec, column)]
     for key, value in _options(spec, planner).items():
         if key == "fetch":  # a switch: only its "off" is a flag
             argv += [] if value is not False else ["--no-fetch"]

@@ -111,19 +111,32 @@ SUITES: dict[str, ClosedLoopSuite] = {
 
 
 TOOLS_SUFFIX = "+tools"  # a column "progress+tools": that mode with --tool-switch
+PG_SUFFIX = "+pg"  # a column "react+pg": that planner with --preconditions llm
+
+
+def base_column(column: str) -> str:
+    """A column without its option suffixes ("react+pg" -> "react")."""
+    for suffix in (PG_SUFFIX, TOOLS_SUFFIX):
+        column = column.removesuffix(suffix)
+    return column
 
 
 def resolve_method(column: str, planner: str) -> tuple[str, str]:
     """(controller mode, planner) of a table column: a method's own pair, or a plain mode
-    with the run's planner (a `+tools` suffix only adds the tool switch: `uses_tools`)."""
-    column = column.removesuffix(TOOLS_SUFFIX)
-    mode, own = METHODS.get(column, (column, None))
+    with the run's planner (a `+tools` / `+pg` suffix only adds an option: `uses_tools`,
+    `uses_pg`)."""
+    mode, own = METHODS.get(base_column(column), (base_column(column), None))
     return mode, own or planner
 
 
 def uses_tools(column: str) -> bool:
     """Whether a column runs with the grounded tools switched in (`--tool-switch`)."""
-    return column.endswith(TOOLS_SUFFIX)
+    return column.removesuffix(PG_SUFFIX).endswith(TOOLS_SUFFIX)
+
+
+def uses_pg(column: str) -> bool:
+    """Whether a column runs with ConceptAgent's LLM preconditions (`--preconditions llm`)."""
+    return column.endswith(PG_SUFFIX)
 
 
 def get_suite(name: str) -> ClosedLoopSuite:

@@ -143,7 +143,7 @@ class SymbolicMonitor(UnsureCut):
             return None
         when = "before" if check == "preconditions" else "after"
         return (f"{when} putting the {pick} {placement(targets)} {' and '.join(targets)}: "
-                + "; ".join(_explain(v) for v in failed))
+                + "; ".join(explain(v) for v in failed))
 
     def facts(self) -> list[tuple[str, str, str]]:
         return self._belief().facts()
@@ -155,19 +155,12 @@ class SymbolicMonitor(UnsureCut):
         return self.belief
 
     def _judge(self, view: View, predicates: list[Predicate], pick: str) -> list[Verdict]:
-        """Non-vision predicates from robot state, vision ones asked in one reasoner call."""
+        """`judge`, and a cup still holding a block puts that block in the belief's gripper."""
+        verdicts = judge(view, predicates, pick, self.unsure_below)
         held = view.holding()
-        out = {p: Verdict(p, _non_vision(p, held, pick)) for p in predicates
-               if p.kind == NON_VISION}
-        asked = [p for p in predicates if p.kind != NON_VISION]
-        answers = view.ask([p.question() for p in asked]) if asked else []
-        for p, a in zip(asked, answers, strict=True):
-            sure = a.score >= self.unsure_below and a.text in ("yes", "no")
-            out[p] = Verdict(p, p.truth(a.text) if sure else None, p.question(), a.text,
-                             a.score)
         if held:
             self._belief().set(held, HELD, "robot state: the cup still holds it")
-        return [out[p] for p in predicates]
+        return verdicts
 
     def _resolve(self, view: View, verdicts: list[Verdict], pick: str,
                  source: str | None) -> list[Verdict]:
@@ -207,6 +200,22 @@ class SymbolicMonitor(UnsureCut):
         self._belief().changes.clear()
 
 
+def judge(view: View, predicates: list[Predicate], pick: str,
+          unsure_below: float = 0.0) -> list[Verdict]:
+    """Each predicate's verdict: non-vision ones from the robot's state, vision ones asked in
+    one reasoner call (an answer scored below `unsure_below` is unsure). Shared by DKPROMPT's
+    monitor and ConceptAgent's precondition gate (`runtime.monitors.gate`)."""
+    held = view.holding()
+    out = {p: Verdict(p, _non_vision(p, held, pick)) for p in predicates
+           if p.kind == NON_VISION}
+    asked = [p for p in predicates if p.kind != NON_VISION]
+    answers = view.ask([p.question() for p in asked]) if asked else []
+    for p, a in zip(asked, answers, strict=True):
+        sure = a.score >= unsure_below and a.text in ("yes", "no")
+        out[p] = Verdict(p, p.truth(a.text) if sure else None, p.question(), a.text, a.score)
+    return [out[p] for p in predicates]
+
+
 def _non_vision(p: Predicate, held: str | None, pick: str) -> bool:
     """handempty from robot state; a cup holding the block to be put counts as free for it
     (the next place puts the held block down without a pick)."""
@@ -224,11 +233,14 @@ def _what_is(view: View, place: str, relation: str | None = None) -> str | None:
     return None if answer in ("nothing", "") else answer
 
 
-def _explain(v: Verdict) -> str:
+def explain(v: Verdict) -> str:
+    """Why a failed predicate fails, for the planner: what the robot or the reasoner found."""
     p = v.predicate
     if p.name == "handempty":
-        return "the suction cup still holds a block"
+        return "the suction cup still holds a block" if p.want else "the suction cup is empty"
+    if p.name == "holding":
+        return f"the suction cup {'does not hold' if p.want else 'holds'} the {p.args[0]}"
     if p.name == "clear":
         where = "in" if p.args[0].endswith("bowl") else "on"
-        return f"something is {where} the {p.args[0]}" if p.want else f"{p} does not hold"
-    return f"the {p.args[0]} is not {p.name} the {p.args[1]}"
+        return f"{'something' if p.want else 'nothing'} is {where} the {p.args[0]}"
+    return f"the {p.args[0]} is {'not' if p.want else 'already'} {p.name} the {p.args[1]}"

@@ -64,6 +64,17 @@ class LocalLLMPlanner:
         codeplan.planner = self.name
         return codeplan
 
+    @property
+    def model(self) -> str:
+        """The served model's name (the GGUF's stem), as exchanges and caches record it."""
+        return self.model_path.stem
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int,
+                 grammar: str | None = None, temperature: float = 0.0,
+                 seed: int | None = None) -> tuple[str, dict]:
+        """One chat completion through the shared server (`OpenAIPlanner.complete`)."""
+        return self._planner().complete(messages, max_tokens, grammar, temperature, seed)
+
     def start(self) -> str:
         """Start (or find) the shared server now; its base URL, for other processes."""
         return self._planner().base_url

@@ -111,6 +111,21 @@ class OpenAIPlanner:
         raise PlannerError(f"{self.base_url}: the model's reply has no code: "
                            f"{_clip(reply.content)!r}", exchanges)
 
+    def complete(self, messages: list[dict[str, str]], max_tokens: int,
+                 grammar: str | None = None, temperature: float = 0.0,
+                 seed: int | None = None) -> tuple[str, dict]:
+        """One chat completion that is not a codeplan (preconditions, a step, a critic's
+        score): its text and its exchange (for the trace). PlannerError on any failure."""
+        body: dict = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
+                      "temperature": temperature}
+        if seed is not None:
+            body["seed"] = seed
+        if grammar:
+            body["grammar"] = grammar
+        exchanges: list[dict] = []
+        reply = self._call(body, 0, exchanges)
+        return reply.content, exchanges[0]
+
     def request_body(self, messages: list[dict[str, str]], attempt: int) -> dict:
         """The JSON body of one call. Why the sampling on later attempts: at temperature 0 a
         recovery request returned the failed code byte for byte (5 of 6 episodes)."""

@@ -1,0 +1,298 @@
+"""ConceptAgent's precondition grounding (issue 24): the LLM writes each primitive's
+preconditions once, as predicates over its parameters; they are checked before every call.
+
+ConceptAgent (seed 004) gives the LLM a tool's name, description and the attributes the agent
+can perceive, and has it write the tool's preconditions; before each call they are checked
+against the perceived state and the unmet ones go back to the planner. Here:
+
+- the predicates are the ones the reasoner (or the robot's own state) can answer
+  (`runtime.monitors.predicates`: in, on, clear, holding, handempty), shown to the LLM with
+  the world's attributes (one suction gripper; a bowl holds one block, ...);
+- a primitive is shown as its signature and docstring (`primitives`), the same text the
+  planner prompt shows; the reply is parsed into `Condition`s over the parameter names (a line
+  that names an unknown predicate, a wrong number of arguments or an argument that is not a
+  parameter is dropped, and the drop is kept with its reason);
+- the set is cached per model and prompt text (`<cache>/preconditions/`), so an evaluation
+  asks once; the report shows it;
+- `reference_set()` is the hand-written set, derived from the PDDL model's preconditions
+  (`predicates.preconditions`), and `match()` scores a generated set against it (precision /
+  recall, as ConceptAgent reports).
+
+The check itself is `runtime.monitors.gate`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from runtime.monitors.predicates import PREDICATE_CLASSES, IMPERCEPTIBLE, Predicate
+from runtime.monitors.predicates import preconditions as pddl_preconditions
+from runtime.planners.base import PlannerError
+from runtime.planners.prompts import PROMPTS_DIR, render
+
+# The predicates an LLM may use: every one the reasoner or the robot's state can answer.
+ARITY = {"in": 2, "on": 2, "clear": 1, "holding": 1, "handempty": 0}
+assert set(ARITY) == {n for n, k in PREDICATE_CLASSES.items() if k != IMPERCEPTIBLE}
+MEANING = {"in": "block x rests in bowl y", "on": "block x rests on y (a block or the stand)",
+           "clear": "nothing rests in or on x", "holding": "the gripper holds x",
+           "handempty": "the gripper holds nothing"}
+WORLD = ("a table with blocks, bowls and a stand. The robot has one suction gripper that lifts "
+         "one block at a time from above. A bowl holds at most one block; a block carries at "
+         "most one block on top; the table and the stand hold any number.")
+SURFACES = ("table", "stand")  # hold any number of blocks: "clear" does not apply to them
+MAX_LINES = 6  # a precondition list longer than this is a reply running on
+_LINE = re.compile(r"^\s*[-*\d.)\s]*(not\s+)?([a-z_]+)\s*(?:\(([^)]*)\))?", re.IGNORECASE)
+
+
+class LLM(Protocol):
+    """What precondition generation needs of a planner: one chat completion (an LLM planner
+    has it: `OpenAIPlanner.complete`)."""
+
+    model: str
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int,
+                 grammar: str | None = None, temperature: float = 0.0,
+                 seed: int | None = None) -> tuple[str, dict]: ...
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A precondition over a primitive's parameters: `clear(pick)`, `not in(pick, place)`."""
+
+    name: str
+    params: tuple[str, ...] = ()
+    want: bool = True
+
+    def __str__(self) -> str:
+        text = f"{self.name}({', '.join(self.params)})" if self.params else self.name
+        return text if self.want else f"not {text}"
+
+    def ground(self, values: dict[str, str]) -> list[Predicate]:
+        """The predicate(s) for one call, a parameter given a pair of blocks ("a and b") being
+        one predicate per block; none where it does not apply (`clear` of the table or the
+        stand, which hold any number; an `in` whose place is not a bowl)."""
+        options = [[v.strip() for v in values[p].split(" and ")] for p in self.params]
+        out = []
+        for args in _product(options):
+            if self.name == "clear" and args[0] in SURFACES:
+                continue
+            if self.name == "in" and not args[1].endswith("bowl"):
+                continue
+            out.append(Predicate(self.name, tuple(args), self.want))
+        return out
+
+
+def _product(options: list[list[str]]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for choices in options:
+        out = [row + [c] for row in out for c in choices]
+    return out
+
+
+@dataclass
+class PreconditionSet:
+    """Preconditions per primitive, where they came from, and what was dropped in parsing."""
+
+    conditions: dict[str, list[Condition]]
+    source: str  # "reference", or "llm:<model>"
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+    replies: dict[str, str] = field(default_factory=dict)
+
+    def ground(self, primitive: str, values: dict[str, str]) -> list[Predicate]:
+        """Every predicate one call of `primitive` with argument `values` must satisfy."""
+        seen: dict[Predicate, None] = {}
+        for c in self.conditions.get(primitive, []):
+            seen.update(dict.fromkeys(c.ground(values)))
+        return list(seen)
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "replies": self.replies, "dropped": self.dropped,
+                "conditions": {k: [str(c) for c in v] for k, v in self.conditions.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PreconditionSet:
+        conditions = {k: [parse_line(line, _params(k))[0] for line in v]
+                      for k, v in d["conditions"].items()}
+        return cls(conditions, d["source"], d.get("dropped", {}), d.get("replies", {}))
+
+
+def control_primitives() -> dict[str, Callable]:
+    """The primitives that act (the ones with preconditions to check): control_actions."""
+    import primitives
+
+    return primitives.sandbox_api()["control_actions"]
+
+
+def _params(primitive: str) -> tuple[str, ...]:
+    import primitives
+
+    for fns in primitives.sandbox_api().values():
+        if primitive in fns:
+            return tuple(inspect.signature(fns[primitive]).parameters)
+    raise ValueError(f"no primitive {primitive!r}")
+
+
+def parse_line(line: str, params: tuple[str, ...]) -> tuple[Condition | None, str | None]:
+    """(the condition on a line, None) or (None, why it is dropped). A trailing "# why" and
+    list markers are ignored; an argument may be quoted."""
+    text = line.split("#", 1)[0].strip()
+    m = _LINE.match(text)
+    if not text or not m:
+        return None, f"{line.strip()!r}: not a predicate"
+    name = m.group(2).lower()
+    args = tuple(a.strip().strip("'\"`") for a in (m.group(3) or "").split(",") if a.strip())
+    if name not in ARITY:
+        return None, f"{text!r}: unknown predicate {name!r}"
+    if len(args) != ARITY[name]:
+        return None, f"{text!r}: {name} takes {ARITY[name]} argument(s)"
+    bad = [a for a in args if a not in params]
+    if bad:
+        return None, f"{text!r}: {', '.join(bad)} is not a parameter ({', '.join(params)})"
+    return Condition(name, args, m.group(1) is None), None
+
+
+def parse_reply(reply: str, params: tuple[str, ...]) -> tuple[list[Condition], list[str]]:
+    """The distinct conditions of a reply, in order, and the lines dropped (with why). A
+    condition and its negation both written is a contradiction: both are dropped."""
+    kept: dict[Condition, None] = {}
+    dropped: list[str] = []
+    for line in reply.splitlines()[: MAX_LINES * 3]:
+        if not line.strip():
+            continue
+        c, why = parse_line(line, params)
+        if c is None:
+            dropped.append(why or line)
+        else:
+            kept.setdefault(c)
+    out = list(kept)
+    for c in list(out):
+        twin = Condition(c.name, c.params, not c.want)
+        if twin in kept and c in out:
+            out = [x for x in out if x not in (c, twin)]
+            dropped.append(f"{c} and {twin}: contradict each other")
+    return out[:MAX_LINES], dropped
+
+
+def grammar(params: tuple[str, ...]) -> str:
+    """A GBNF grammar for a reply of 1..MAX_LINES predicate lines over `params` (llama.cpp):
+    the local model writes the form, not the choice."""
+    arg = " | ".join(f'"{p}"' for p in params) or '"x"'
+    preds = []
+    for name, n in ARITY.items():
+        if n == 0:
+            preds.append(f'"{name}"')
+        elif n <= len(params):
+            preds.append(f'"{name}(" arg' + ' ", " arg' * (n - 1) + ' ")"')
+    lines = " ".join(["line"] + ["line?"] * (MAX_LINES - 1))
+    return (f"root ::= {lines}\n"
+            f'line ::= ("not ")? pred "  # " [^\\n]+ "\\n"\n'
+            f"pred ::= {' | '.join(preds)}\n"
+            f"arg ::= {arg}\n")
+
+
+def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR) -> list[dict]:
+    """The chat messages that ask for `primitive`'s preconditions."""
+    params = tuple(inspect.signature(fn).parameters)
+    system = render("preconditions_system.txt", directory, world=WORLD,
+                    predicates="\n".join(f"  {_pattern(n, k):12} {MEANING[n]}"
+                                         for n, k in ARITY.items()))
+    doc = "\n".join("    " + ln for ln in (inspect.getdoc(fn) or "").splitlines())
+    user = render("preconditions_task.txt", directory,
+                  signature=f"{primitive}{inspect.signature(fn)}", doc=doc,
+                  call=f"{primitive}({', '.join(params)})")
+    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user.strip()}]
+
+
+def _pattern(name: str, arity: int) -> str:
+    return name if arity == 0 else f"{name}({', '.join('xy'[:arity])})"
+
+
+def generate(llm: LLM, use_grammar: bool = True, temperature: float = 0.0,
+             seed: int | None = None, cache: Path | None = None
+             ) -> tuple[PreconditionSet, list[dict]]:
+    """The LLM's preconditions for every control primitive, and the LLM calls it made (none
+    when the set came from `cache`, a directory: one file per model and prompt text)."""
+    prims = control_primitives()
+    asks = {name: messages(name, fn) for name, fn in prims.items()}
+    path = _cache_file(cache, llm.model, asks) if cache and seed is None else None
+    if path is not None and path.exists():
+        return PreconditionSet.from_dict(json.loads(path.read_text(encoding="utf-8"))), []
+    conditions, dropped, replies, exchanges = {}, {}, {}, []
+    for name, msgs in asks.items():
+        params = tuple(inspect.signature(prims[name]).parameters)
+        try:
+            text, exchange = llm.complete(msgs, max_tokens=40 * MAX_LINES,
+                                          grammar=grammar(params) if use_grammar else None,
+                                          temperature=temperature, seed=seed)
+        except PlannerError as e:
+            raise PlannerError(f"precondition generation for {name}: {e}", e.exchanges) from None
+        exchanges.append({**exchange, "purpose": f"preconditions of {name}"})
+        replies[name] = text
+        conditions[name], dropped[name] = parse_reply(text, params)
+    result = PreconditionSet(conditions, f"llm:{llm.model}", dropped, replies)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")
+    return result, exchanges
+
+
+def _cache_file(cache: Path, model: str, asks: dict) -> Path:
+    digest = hashlib.sha256(json.dumps(asks, sort_keys=True).encode()).hexdigest()[:12]
+    safe = re.sub(r"[^\w.-]+", "_", model)
+    return Path(cache) / f"{safe}-{digest}.json"
+
+
+def reference_set() -> PreconditionSet:
+    """The hand-written preconditions: the PDDL model's (`predicates.preconditions`), written
+    over the parameter names. put(b, dst) needs handempty, clear(b) and clear(dst)."""
+    conditions = {}
+    for name, fn in control_primitives().items():
+        params = tuple(inspect.signature(fn).parameters)
+        if params != ("pick", "place"):
+            raise ValueError(f"no reference preconditions for {name}{params}")
+        back = {"PICK": "pick", "PLACE": "place"}
+        conditions[name] = [Condition(p.name, tuple(back[a] for a in p.args), p.want)
+                            for p in pddl_preconditions("PICK", ["PLACE"])]
+    return PreconditionSet(conditions, "reference")
+
+
+@dataclass(frozen=True)
+class Match:
+    """A generated set against the reference: true positives, and every count behind them."""
+
+    generated: int
+    reference: int
+    correct: int
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.generated if self.generated else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.reference if self.reference else 1.0
+
+
+def match(generated: PreconditionSet, reference: PreconditionSet | None = None) -> Match:
+    """Precision / recall of `generated` against the reference set, over all primitives
+    (conditions compared exactly: name, parameters and polarity)."""
+    reference = reference or reference_set()
+    g = sum(len(v) for v in generated.conditions.values())
+    r = sum(len(v) for v in reference.conditions.values())
+    c = sum(len(set(generated.conditions.get(k, [])) & set(v))
+            for k, v in reference.conditions.items())
+    return Match(g, r, c)
+
+
+def cache_dir() -> Path:
+    """`<cache>/preconditions`, beside the packaged model's cache."""
+    from runtime.llm.model_store import cache_root
+
+    return cache_root() / "preconditions"
