@@ -47,6 +47,10 @@ from runtime.trace import TraceWriter
 _DONE = re.compile(r"^\s*(task\s+(is\s+)?)?(done|finished|complete|completed)\b", re.IGNORECASE)
 _NOT_AGAIN = ("budget", "killed")  # sandbox outcomes not worth re-running unchanged
 DEFAULT_MAX_PLANS = 5  # the first codeplan and 4 recovery codeplans (seed paper's modes)
+# A step planner (ReAct, MCTS: `Planner.stepwise`) writes one action per codeplan: its budget
+# is in steps. The reasoning suite's longest task is 6 puts; 3x that leaves room for redos.
+MAX_STEPS = 18
+STEP_RAN = "the step ran"  # a step planner's feedback for a step that ended without a stop
 
 
 @dataclass
@@ -222,7 +226,7 @@ def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox
 def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
                controller: Controller, trace: TraceWriter, outcome: _Outcome) -> None:
     initial: list[tuple[str, str, str]] = []
-    for attempt in range(plan_budget(config)):
+    for attempt in range(plan_budget(config, planner)):
         controller.budget.check()
         with episode.active(controller):
             objects, facts = controller.planning_facts(first=attempt == 0)
@@ -235,21 +239,26 @@ def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: S
                                  fatal=attempt == 0 and config.first_plan_error_is_fatal)
         if plan is None or _same_plan_again(plan, outcome):
             return
-        feedback = _run_codeplan(plan, sandbox, controller, trace, outcome)
+        feedback = _run_codeplan(plan, sandbox, controller, trace, outcome,
+                                 stepwise=getattr(planner, "stepwise", False))
         if feedback is None:
             return
         outcome.feedback.append(feedback)
-        trace.event("replan", attempt=attempt + 1, feedback=feedback)
-    outcome.failure_reason = (f"no codeplan finished the task in {plan_budget(config)} "
+        trace.event("step" if feedback == STEP_RAN else "replan", attempt=attempt + 1,
+                    feedback=feedback)
+    outcome.failure_reason = (f"no codeplan finished the task in {plan_budget(config, planner)} "
                               f"codeplans; last feedback: {outcome.feedback[-1]}")
 
 
-def plan_budget(config: RunConfig) -> int:
+def plan_budget(config: RunConfig, planner: Planner | None = None) -> int:
     """How many codeplans an episode may use: `max_plans`, or by default 5 (the first and 4
     recovery codeplans) — and in a monitor mode 1 + MAX_RETRIES, since there a replan
-    stands where progress mode redoes an action, and it gets the same budget."""
+    stands where progress mode redoes an action, and it gets the same budget; a step
+    planner's codeplans are single steps: MAX_STEPS."""
     if config.max_plans is not None:
         return config.max_plans
+    if getattr(planner, "stepwise", False):
+        return MAX_STEPS
     return 1 + MAX_RETRIES if config.mode in MONITOR_MODES else DEFAULT_MAX_PLANS
 
 
@@ -285,7 +294,8 @@ def _request_plan(planner: Planner, request: PlanRequest, trace: TraceWriter,
     trace.event("plan", attempt=request.attempt, source=plan.source, planner=plan.planner,
                 model=plan.model, prompt_tokens=plan.prompt_tokens,
                 completion_tokens=plan.completion_tokens, latency_s=plan.latency_s,
-                reply=plan.reply, notes=plan.notes)
+                reply=plan.reply, notes=plan.notes,
+                **({"details": plan.details} if plan.details else {}))
     return plan
 
 
@@ -307,7 +317,7 @@ def llm_counts(exchanges: list[dict]) -> dict[str, float]:
 
 
 def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
-                  trace: TraceWriter, outcome: _Outcome) -> str | None:
+                  trace: TraceWriter, outcome: _Outcome, stepwise: bool = False) -> str | None:
     """Run one codeplan; None when the episode is over, else feedback for the next plan."""
     stop: EpisodeStop | None = None
     result: SandboxResult | None = None
@@ -325,7 +335,7 @@ def _run_codeplan(plan: Codeplan, sandbox: Sandbox, controller: Controller,
                 stop=type(stop).__name__ if stop else None,
                 feedback=stop.feedback if stop else None,
                 prints=result.prints if result else [], steps=result.steps if result else 0)
-    return _judge(result, stop, outcome)
+    return _judge(result, stop, outcome, stepwise)
 
 
 @contextlib.contextmanager
@@ -349,7 +359,7 @@ def _deadline(sandbox: Sandbox, budget: EpisodeBudget):
 
 
 def _judge(result: SandboxResult | None, stop: EpisodeStop | None,
-           outcome: _Outcome) -> str | None:
+           outcome: _Outcome, stepwise: bool = False) -> str | None:
     if isinstance(stop, EpisodeOver):
         outcome.failure_reason = stop.reason
         return None
@@ -362,6 +372,8 @@ def _judge(result: SandboxResult | None, stop: EpisodeStop | None,
         return f"an action kept failing: {stop.feedback}"
     if isinstance(stop, Replan):
         return f"a check of the action model failed: {stop.feedback}"
+    if result is not None and result.ok and stepwise:
+        return STEP_RAN  # a step planner's step: the next one is asked for
     if result is not None and result.ok:
         return ("the codeplan ended without calling tell_planner('done'); call it when the "
                 "task is complete, or tell_planner('<problem>') when it cannot be")
@@ -376,7 +388,9 @@ def _score(config: RunConfig, env: TabletopEnv, controller: Controller, outcome:
     if not success and reason is None:
         reason = ("false done: the codeplan reported done but the task is not complete"
                   if outcome.believed_done else "stopped before the task was complete")
-    counts = {**controller.counters.to_dict(), "replans": max(0, len(outcome.plans) - 1),
+    steps = outcome.feedback.count(STEP_RAN)  # a step planner's steps are not replans
+    counts = {**controller.counters.to_dict(),
+              "replans": max(0, len(outcome.plans) - 1 - steps),
               "planner_calls": len(outcome.plans), **llm_counts(outcome.exchanges)}
     return RunResult(
         success=success, run_dir=str(run_dir), task=config.task, seed=config.seed,

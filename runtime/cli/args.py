@@ -91,7 +91,10 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
     parser.add_argument("--planner", choices=planners, default="offline",
                         help="offline (rule-based, no LLM), llm (the packaged local model, "
                              "served on this machine), or openai (any OpenAI-compatible "
-                             "server)" + (", file (a codeplan file)" if "file" in planners else ""))
+                             "server)" + (", file (a codeplan file)" if "file" in planners else "")
+                             + "; react / mcts: ConceptAgent's step planners (one action per "
+                               "call; mcts searches with the LLM) on the packaged model, or on "
+                               "--base-url with --model")
     parser.add_argument("--tool-switch", action="store_true",
                         help="switch to the perception-grounded grasp / place (runtime.tools) "
                              "for a step the actor failed twice (monitor mode has them anyway)")
@@ -100,6 +103,9 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
                         help="ConceptAgent's precondition check before each put: llm (the "
                              "planner's LLM writes them once, cached), reference (the "
                              "hand-written set), none (default)")
+    parser.add_argument("--expansions", type=positive_int, default=None, metavar="N",
+                        help="--planner mcts: tree expansions per step (default 3; each is "
+                             "two LLM calls)")
     parser.add_argument("--model-path", default=None,
                         help="a GGUF model for --planner llm instead of the packaged one")
     parser.add_argument("--no-fetch", action="store_true",
@@ -122,18 +128,26 @@ def planner_options(args: argparse.Namespace) -> dict:
         if not getattr(args, "plan_file", None):
             raise CliError("--planner file needs --plan-file PATH")
         return {"path": args.plan_file}
-    if getattr(args, "no_fetch", False) and planner != "llm":
+    if getattr(args, "no_fetch", False) and planner not in ("llm", "react", "mcts"):
         raise CliError(f"--no-fetch is for --planner llm (the packaged model), not --planner "
                        f"{planner}")
     timeout = getattr(args, "llm_timeout", None)
     if timeout is not None and not timeout > 0:
         raise CliError(f"--llm-timeout must be positive, got {timeout:g}")
+    expansions = getattr(args, "expansions", None)  # mcts's; a suite passes it to its columns
+    extra = {"expansions": expansions} if expansions is not None else {}
     if planner == "openai":
         return {"model": args.model or os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
-                "base_url": args.base_url} | ({"timeout_s": timeout} if timeout else {})
+                "base_url": args.base_url} | ({"timeout_s": timeout} if timeout else {}) | extra
+    if planner in ("react", "mcts"):  # the packaged model, or an OpenAI-compatible server
+        return {k: v for k, v in (("model_path", getattr(args, "model_path", None)),
+                                  ("timeout_s", timeout), ("base_url", args.base_url),
+                                  ("model", args.model),
+                                  ("fetch", False if getattr(args, "no_fetch", False) else None))
+                if v is not None} | (extra if planner == "mcts" else {})
     if planner == "llm":
         return {k: v for k, v in (("model_path", getattr(args, "model_path", None)),
                                   ("timeout_s", timeout),
                                   ("fetch", False if getattr(args, "no_fetch", False) else None))
-                if v is not None}
+                if v is not None} | extra
     return {}

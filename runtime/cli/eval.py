@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
@@ -53,6 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_parser_corpus_parser(esub)
     add_audit_parser(esub)
     add_grounding_parser(esub)
+    add_preconditions_parser(esub)
 
 
 # -- codeplan eval closed-loop -------------------------------------------------------------
@@ -73,7 +75,7 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--seed-start", type=non_negative_int, default=None,
                     help="first test seed (default 1000, or the suite's)")
     cl.add_argument("--situations", default="dkprompt", help="none, dkprompt, hard or drop=0.2,...")
-    add_stack_options(cl, planners=("offline", "llm", "openai"))
+    add_stack_options(cl, planners=("offline", "llm", "openai", "react", "mcts"))
     cl.add_argument("--workers", type=positive_int, default=1)
     cl.add_argument("--out", type=Path, default=None,
                     help="results dir (default results/<suite>/<date>, or results/closed-loop)")
@@ -169,7 +171,8 @@ def results_name(suite: str, args: argparse.Namespace) -> str:
             if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
     tools = ["tools"] if getattr(args, "tool_switch", False) else []
     pg = [f"pg-{args.preconditions}"] if getattr(args, "preconditions", "none") != "none" else []
-    return "+".join([suite, *tags, *tools, *pg])
+    exp = [f"expansions-{args.expansions}"] if getattr(args, "expansions", None) else []
+    return "+".join([suite, *tags, *tools, *pg, *exp])
 
 
 def _split(text: str) -> list[str]:
@@ -219,6 +222,37 @@ def _eval_grounding(args: argparse.Namespace) -> int:
         make_task(t)  # an unknown id exits 2 naming the known ones
     grounded = make_toolbox(make_reasoner("detector", None)).grounded
     result = eval_grounding(grounded, tasks, args.episodes, args.seed_start)
+    print(json.dumps(result) if args.json else format_report(result))
+    return 0
+
+
+# -- codeplan eval preconditions ------------------------------------------------------------
+def add_preconditions_parser(eval_subparsers: argparse._SubParsersAction) -> None:
+    """Add `preconditions` to the `eval` group: an LLM's generated preconditions against the
+    hand-written reference set (precision / recall, ConceptAgent's measure)."""
+    p = eval_subparsers.add_parser(
+        "preconditions", help="precision / recall of an LLM's preconditions (ConceptAgent)")
+    p.add_argument("--planner", choices=("llm", "openai"), default="llm",
+                   help="llm (the packaged local model) or openai (--base-url, --model)")
+    p.add_argument("--model", default=None, help="model for --planner openai")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible server")
+    p.add_argument("--samples", type=non_negative_int, default=10,
+                   help="sampled generations (temperature 0.7) besides the greedy one")
+    p.add_argument("--no-grammar", action="store_true",
+                   help="no GBNF grammar (it is sent only to the packaged model's server)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_preconditions)
+
+
+def _eval_preconditions(args: argparse.Namespace) -> int:
+    from runtime.eval.preconditions import eval_preconditions, format_report
+    from runtime.planners.registry import make_planner
+
+    options = {"model": args.model or os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
+               "base_url": args.base_url} if args.planner == "openai" else {}
+    llm = make_planner(args.planner, **options)
+    grammar = args.planner == "llm" and not args.no_grammar
+    result = eval_preconditions(llm, args.samples, grammar)
     print(json.dumps(result) if args.json else format_report(result))
     return 0
 

@@ -28,7 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--task", default=RunConfig.task, help="task id (scene and scoring)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--mode", choices=MODES, default=RunConfig.mode)
-    add_stack_options(run, planners=("offline", "llm", "openai", "file"))
+    add_stack_options(run, planners=("offline", "llm", "openai", "file", "react", "mcts"))
     run.add_argument("--plan-file", help="codeplan file for --planner file")
     run.add_argument("--situations", default="none", help="none, dkprompt, hard or drop=0.2,...")
     run.add_argument("--runs-dir", type=Path, default=Path("runs"))

@@ -29,6 +29,9 @@ COUNTS = ("actions", "failed_actions", "retries", "replans", "questions", "reaso
 LLM_COSTS = ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
 # planner option -> the `codeplan run` flag that sets it
 _FLAGS = {"timeout_s": "--llm-timeout", "path": "--plan-file"}
+# Planners that run on the packaged local model: an evaluation shares one server among them.
+LOCAL_LLM_PLANNERS = {"llm", "react", "mcts"}
+STEP_PLANNERS = {"react", "mcts"}  # ConceptAgent's: on --planner openai they use its server
 _RUN_ONLY = {"server_url"}  # set by the evaluation itself for its workers: not a flag
 
 
@@ -95,10 +98,15 @@ def _preconditions(spec: EvalSpec, column: str) -> str:
 def _options(spec: EvalSpec, planner: str) -> dict:
     """The run's planner options for its own planner; a method's other planner gets only the
     shared LLM server's address (when one runs)."""
+    own = {k: v for k, v in spec.planner_options.items()  # --expansions is mcts's alone
+           if k != "expansions" or planner == "mcts"}
     if planner == spec.planner:
-        return dict(spec.planner_options)
-    return {k: v for k, v in spec.planner_options.items() if k == "server_url"} \
-        if planner == "llm" else {}
+        return own
+    if planner in STEP_PLANNERS and spec.planner == "openai":  # ConceptAgent on that server
+        return {k: v for k, v in own.items() if k in ("base_url", "model", "timeout_s",
+                                                      "expansions")}
+    return {k: v for k, v in own.items() if k in ("server_url", "expansions")} \
+        if planner in LOCAL_LLM_PLANNERS else {}
 
 
 def _paraphrased(paraphrase: Paraphrase, task: str, seed: int) -> str:
@@ -212,7 +220,8 @@ def _shared_llm(spec: EvalSpec):
     workers are given. Why: a server per worker loads the model once per worker (1.1 GB each)
     and keeps a prompt cache each; one server batches the workers' requests."""
     workers = min(spec.workers, os.cpu_count() or 1)
-    uses_llm = "llm" in {resolve_method(m, spec.planner)[1] for m in spec.modes}
+    uses_llm = spec.planner != "openai" and bool(
+        LOCAL_LLM_PLANNERS & {resolve_method(m, spec.planner)[1] for m in spec.modes})
     if not uses_llm or workers <= 1 or spec.planner_options.get("server_url"):
         yield spec
         return

@@ -60,6 +60,9 @@ METHODS: dict[str, tuple[str, str | None]] = {
     "pre-only": ("pre-only", "offline"),
     "eff-only": ("eff-only", "offline"),
     "dkprompt": ("dkprompt", "offline"),
+    # ConceptAgent's planners (issue 24), in progress mode; "+pg" adds its precondition check
+    "react": ("progress", "react"),  # one LLM step at a time (the ablation's base)
+    "mcts": ("progress", "mcts"),  # LLM-guided tree search over steps
 }
 # DKPROMPT (Zhang et al., 2024), Table 5: success over its 5 tasks (~20 trials each) in its
 # own simulator, per method; another benchmark's figures, printed beside ours for scale.
@@ -107,6 +110,13 @@ SUITES: dict[str, ClosedLoopSuite] = {
     "volo": ClosedLoopSuite(
         name="volo", tasks=(*PAPER_TABLE2, "stack-blocks", "stack-block-pyramid"),
         modes=("progress", "progress+tools", "monitor", "monitor+tools")),
+    # ConceptAgent's ablation (issue 24): ReAct, +precondition grounding, +LLM-guided MCTS,
+    # both; the reasoning suite's tasks and the paper's, on test seeds 3000+ (paired: every
+    # column meets the same scenes). Run with --planner llm (the packaged model, one shared
+    # server) or --planner openai for a larger model.
+    "conceptagent": ClosedLoopSuite(
+        name="conceptagent", tasks=(*REASONING_TASKS, *PAPER_TABLE2),
+        modes=("react", "react+pg", "mcts", "mcts+pg"), seed_start=3000),
 }
 
 

@@ -52,6 +52,8 @@ class Codeplan:
     # Every LLM call behind this codeplan: messages, parameters, model, tokens, latency, raw
     # reply (or error). The runner writes each into the trace as an `llm_exchange` event.
     exchanges: list[dict] = field(default_factory=list)
+    # What a search planner wants in the trace beside the code (MCTS: its tree), JSON-able.
+    details: dict = field(default_factory=dict)
 
 
 class Planner(Protocol):

@@ -48,7 +48,8 @@ WORLD = ("a table with blocks, bowls and a stand. The robot has one suction grip
          "most one block on top; the table and the stand hold any number.")
 SURFACES = ("table", "stand")  # hold any number of blocks: "clear" does not apply to them
 MAX_LINES = 6  # a precondition list longer than this is a reply running on
-_LINE = re.compile(r"^\s*[-*\d.)\s]*(not\s+)?([a-z_]+)\s*(?:\(([^)]*)\))?", re.IGNORECASE)
+_LINE = re.compile(r"^\s*[-*\d.)\s]*(not\s+)?([a-z_]+)\s*(?:\(([^)]*)\))?\s*[.;,]?\s*$",
+                   re.IGNORECASE)
 
 
 class LLM(Protocol):

@@ -16,6 +16,8 @@ PLANNERS = {  # name -> (module, class)
     "openai": ("runtime.planners.openai_planner", "OpenAIPlanner"),
     "llm": ("runtime.planners.local_llm", "LocalLLMPlanner"),  # the packaged local model
     "file": ("runtime.planners.file_planner", "FilePlanner"),
+    "react": ("runtime.planners.react", "ReActPlanner"),  # one step per call (ConceptAgent)
+    "mcts": ("runtime.planners.mcts", "MCTSPlanner"),  # LLM-guided tree search (ConceptAgent)
 }
 
 
