@@ -64,12 +64,28 @@ def _summary(header: dict, events: list[dict], gif: str | None) -> str:
 def _plans(events: list[dict]) -> str:
     parts = ["<h2>Codeplans</h2>"]
     for e in events:
-        if e["type"] == "plan":
+        if e["type"] == "preconditions":  # ConceptAgent: the set every put is checked against
+            rows = "".join(f"<li>{_esc(k)}: {_esc(', '.join(v) or 'none')}</li>"
+                           for k, v in e["conditions"].items())
+            parts.append(f"<p><b>preconditions</b> ({_esc(e['source'])})</p><ul>{rows}</ul>")
+        elif e["type"] == "plan":
             parts.append(f"<h3>attempt {e['attempt']} ({_esc(e['planner'])})</h3>"
                          f"<pre>{_esc(e['source'])}</pre>")
+            tree = (e.get("details") or {}).get("tree")
+            if tree:
+                parts.append(f"<details><summary>search tree: {_esc(e.get('notes', ''))}"
+                             f"</summary><ul class=tree>{_tree(tree)}</ul></details>")
         elif e["type"] == "replan":
             parts.append(f"<p><b>feedback:</b> {_esc(e['feedback'])}</p>")
     return "".join(parts)
+
+
+def _tree(node: dict) -> str:
+    """An MCTS node and its children as nested list items: step, visits, mean, critic."""
+    score = "" if node.get("score") is None else f", critic {node['score']:g}"
+    kids = "".join(_tree(c) for c in node.get("children", []))
+    return (f"<li>{_esc(node['step'])} (visits {node['visits']}, mean {node['mean']:g}"
+            f"{_esc(score)})" + (f"<ul>{kids}</ul>" if kids else "") + "</li>")
 
 
 def _llm(events: list[dict]) -> str:
@@ -130,13 +146,18 @@ def _describe(e: dict) -> str | None:
         rows += [_esc(f"belief: {c['block']} {c['from']} -> {c['to']} ({c['cause']})")
                  for c in e.get("belief_changes", [])]
         return f"{_esc(e['check'])} of {_esc(e['action'])}<br>" + "<br>".join(rows)
+    if kind == "precondition_check":  # ConceptAgent's gate: each predicate and its answer
+        rows = [f"{_esc(pred)}: {_esc(q or 'robot state')} &rarr; <b>{_esc(a or '')}</b> "
+                f"({s}) <b>{_esc(verdict)}</b>" for pred, q, a, s, verdict in e["verdicts"]]
+        head = f"{_esc(e['call'])}: " + ("<b class=bad>not run</b>" if e["blocked"] else "ok")
+        return head + "<br>" + "<br>".join(rows)
     if kind == "halt":  # monitor mode: where the motion stopped, why, and what came next
         return _esc(f"'{e['claim']}' halted after {e['segment']} at {e['sim_s']} s simulated: "
                     f"{e['reason']} -> {e['recovery']}")
     if kind == "tool_switch":
         tools = " + ".join(e.get("tools") or []) or "none needed"
         return _esc(f"'{e['claim']}': grounded {tools} ({e.get('reason', '')})")
-    if kind in ("retry", "replan", "tell_planner", "sandbox_end", "crash", "print"):
+    if kind in ("retry", "replan", "step", "tell_planner", "sandbox_end", "crash", "print"):
         return _esc({k: v for k, v in e.items() if k not in ("seq", "t", "type", "traceback")})
     return None
 

@@ -93,7 +93,12 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     from ravens_env.tasks import make_task
     from runtime.controller import MODES, SEED_MODES
     from runtime.eval.closed_loop import EvalSpec
-    from runtime.eval.closed_loop_suites import METHODS, base_column, get_suite
+    from runtime.eval.closed_loop_suites import (
+        METHODS,
+        STEP_METHODS,
+        base_column,
+        get_suite,
+    )
 
     if sum(bool(x) for x in (args.suite, args.task, args.paraphrases)) > 1:
         raise CliError("--suite, --task and --paraphrases are exclusive: each fixes the tasks")
@@ -105,10 +110,10 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
         suite.modes if suite else SEED_MODES)
     for t in tasks:
         make_task(t)
-    bad = [m for m in modes if base_column(m) not in MODES and base_column(m) not in METHODS]
+    bad = [m for m in modes if base_column(m) not in {*MODES, *METHODS, *STEP_METHODS}]
     if bad or not modes:
         raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}; methods: "
-                       f"{', '.join(METHODS)}")
+                       f"{', '.join([*METHODS, *STEP_METHODS])}")
     parse_situations(args.situations)
     name = suite.name if suite else f"paraphrases-{Path(args.paraphrases).stem}" \
         if paraphrases else None

@@ -60,7 +60,9 @@ METHODS: dict[str, tuple[str, str | None]] = {
     "pre-only": ("pre-only", "offline"),
     "eff-only": ("eff-only", "offline"),
     "dkprompt": ("dkprompt", "offline"),
-    # ConceptAgent's planners (issue 24), in progress mode; "+pg" adds its precondition check
+}
+# ConceptAgent's planners (issue 24) as columns, in progress mode; "+pg" adds its check.
+STEP_METHODS: dict[str, tuple[str, str | None]] = {
     "react": ("progress", "react"),  # one LLM step at a time (the ablation's base)
     "mcts": ("progress", "mcts"),  # LLM-guided tree search over steps
 }
@@ -135,7 +137,8 @@ def resolve_method(column: str, planner: str) -> tuple[str, str]:
     """(controller mode, planner) of a table column: a method's own pair, or a plain mode
     with the run's planner (a `+tools` / `+pg` suffix only adds an option: `uses_tools`,
     `uses_pg`)."""
-    mode, own = METHODS.get(base_column(column), (base_column(column), None))
+    mode, own = {**METHODS, **STEP_METHODS}.get(base_column(column),
+                                                 (base_column(column), None))
     return mode, own or planner
 
 

@@ -423,3 +423,30 @@ def test_the_volo_suite_runs_columns_with_the_grounded_tools_and_writes_the_audi
     assert "| dropped |" in (tmp_path / "audit.md").read_text()
     with pytest.raises(CliError, match="unknown mode"):
         build_spec(_parse("--task", "stack-blocks", "--modes", "sometimes+tools"))
+
+
+def test_the_conceptagent_suite_gives_each_column_its_planner_and_options():
+    """Issue 24: `react` / `mcts` columns are progress mode with that step planner; `+pg` adds
+    --preconditions llm; --expansions reaches the mcts columns only; with --planner openai
+    the step planners get its server, with --planner llm the shared local server."""
+    from runtime.eval.closed_loop import _options, _preconditions, rerun_command
+    from runtime.eval.closed_loop_suites import resolve_method, uses_pg
+
+    spec = build_spec(_parse("--suite", "conceptagent", "--planner", "llm", "--expansions",
+                             "5", "--episodes", "2"))
+    assert list(spec.modes) == ["react", "react+pg", "mcts", "mcts+pg"]
+    assert "swap-blocks-in-bowls" in spec.tasks and spec.seed_start == 3000
+    assert spec.out_dir.parent.name == "conceptagent+planner-llm+expansions-5"
+    assert resolve_method("mcts+pg", "llm") == ("progress", "mcts") and uses_pg("react+pg")
+    assert _preconditions(spec, "react+pg") == "llm" and _preconditions(spec, "react") == "none"
+    served = EvalSpec(**{**spec.__dict__, "planner_options": {
+        **spec.planner_options, "server_url": "http://127.0.0.1:9/v1"}})
+    assert _options(served, "mcts") == {"server_url": "http://127.0.0.1:9/v1", "expansions": 5}
+    assert _options(served, "react") == {"server_url": "http://127.0.0.1:9/v1"}
+    argv = shlex.split(rerun_command(spec, "swap-blocks-in-bowls", 3000, "mcts+pg"))
+    assert argv[argv.index("--planner") + 1] == "mcts" and "--preconditions" in argv
+    assert argv[argv.index("--expansions") + 1] == "5"
+    remote = build_spec(_parse("--suite", "conceptagent", "--planner", "openai", "--model",
+                               "qwen2.5-7b", "--base-url", "http://gpu:8000/v1"))
+    assert _options(remote, "react") == {"model": "qwen2.5-7b",
+                                         "base_url": "http://gpu:8000/v1"}

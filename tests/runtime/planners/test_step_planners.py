@@ -184,3 +184,28 @@ def test_the_runner_runs_a_step_planner_step_by_step_until_done(tmp_path):
     _, events = read_trace(Path(r.run_dir))
     assert [e["type"] for e in events].count("step") == puts
     assert not any(e["type"] == "replan" for e in events)
+
+
+def test_the_report_shows_the_search_tree_the_preconditions_and_each_check(tmp_path):
+    from runtime.report import write_report
+    from runtime.trace import TraceWriter
+
+    root = Node(()); root.visits, root.value, root.expanded = 2, 1.0, True
+    child = Node((), Step("red block", "green bowl"), root, visits=1, value=1.0, score=1.0)
+    root.children = [child, Node((), Step(), root, visits=1, value=0.0, score=0.0)]
+    trace = TraceWriter(tmp_path, {"task": "t", "instruction": "i"})
+    trace.event("preconditions", source="llm:m", conditions={"put_first_on_second":
+                                                            ["clear(pick)"]}, dropped={})
+    trace.event("plan", attempt=0, source=Step("red block", "green bowl").source(),
+                planner="mcts", notes="step: put", details={"tree": root.to_dict()})
+    trace.event("precondition_check", call="put_first_on_second('red block', 'green bowl')",
+                source="llm:m", blocked=True,
+                verdicts=[["clear(red block)", "is there anything on the red block?", "yes",
+                           0.9, "fails"]])
+    trace.close()
+    page = write_report(tmp_path).read_text()
+    assert "search tree" in page and "done() (visits 1, mean 0, critic 0)" in page
+    assert "put_first_on_second(&#x27;red block&#x27;, &#x27;green bowl&#x27;) (visits 1, " \
+           "mean 1, critic 1)" in page
+    assert "preconditions</b> (llm:m)" in page and "clear(pick)" in page
+    assert "not run</b>" in page and "is there anything on the red block?" in page
