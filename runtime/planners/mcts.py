@@ -16,7 +16,9 @@ request, never ground truth) and returns the best first action as a one-call cod
                      10 to the first plan listed and to done(), whatever they did; asked
                      yes/no it told them apart (dev seed 5000, put-block-in-bowl)
     backpropagation  the child's score is added up the path
-    budget           `expansions` per step, and `budget_s` LLM seconds per step
+    budget           `expansions` per step, `budget_s` LLM seconds per step (the first
+                     expansion always runs: a step needs one), and `episode_s` LLM seconds
+                     per episode, after which the planner stops the episode
 
 The chosen action is the root child with the highest mean value (a tie: the one visited
 more). Why not the most visited ("robust child"): that rule needs many simulations per child;
@@ -46,6 +48,9 @@ UCB_C = 1.0  # exploration constant; rewards are the critic's yes (1) / no (0)
 K = 3  # actions the LLM proposes per expansion
 EXPANSIONS = 3  # expansions per step (the default budget)
 BUDGET_S = 60.0  # LLM seconds per step: no new expansion starts after this
+# LLM seconds per episode (the 3 minutes): once spent, the planner stops with a
+# PlannerError that says so, and the episode ends (a planner is made per episode)
+EPISODE_S = 180.0
 
 Scene = tuple[tuple[str, str], ...]  # sorted (block, what it rests in/on)
 
@@ -115,7 +120,7 @@ class MCTSPlanner:
                  timeout_s: float = DEFAULT_TIMEOUT_S, server_url: str | None = None,
                  fetch: bool = True, base_url: str | None = None, model: str | None = None,
                  expansions: int = EXPANSIONS, k: int = K, budget_s: float = BUDGET_S,
-                 c: float = UCB_C) -> None:
+                 c: float = UCB_C, episode_s: float = EPISODE_S) -> None:
         if int(expansions) < 1 or int(k) < 1 or not float(budget_s) > 0:
             raise PlannerError(f"mcts: expansions and k must be >= 1 and budget_s > 0, got "
                                f"{expansions}, {k}, {budget_s}")
@@ -123,6 +128,7 @@ class MCTSPlanner:
         self.expansions, self.k, self.budget_s, self.c = int(expansions), int(k), \
             float(budget_s), float(c)
         self._kept: Node | None = None  # the subtree of the last chosen step
+        self.episode_s, self._spent = float(episode_s), 0.0  # a planner serves one episode
 
     @property
     def model(self) -> str:
@@ -136,8 +142,12 @@ class MCTSPlanner:
         root, reused = self._root(request)
         search = _Search(self, request)
         started = time.perf_counter()
+        if self._spent >= self.episode_s:
+            raise PlannerError(f"mcts: the episode's LLM budget ({self.episode_s:g} s) is "
+                               f"spent ({self._spent:.0f} s)")
+        step_s = min(self.budget_s, self.episode_s - self._spent)
         for _ in range(self.expansions):
-            if search.llm_s >= self.budget_s:
+            if search.llm_s >= step_s and root.children:
                 break
             leaf = self._select(root)
             if leaf.terminal:
@@ -146,6 +156,7 @@ class MCTSPlanner:
             search.expand(leaf)
             for child in leaf.children:
                 self._backup(child, child.score or 0.0)
+        self._spent += search.llm_s
         if not root.children:
             raise PlannerError("mcts: the LLM proposed no valid action", search.exchanges)
         best = max(root.children, key=lambda n: (n.mean(), n.visits))

@@ -119,7 +119,7 @@ def test_the_believed_scene_follows_puts_and_comes_from_perceived_facts():
 def test_an_mcts_step_on_recorded_replies_proposes_scores_and_chooses():
     first = next(x for x in MCTS if x["purpose"] == "propose")
     planner = _planner(MCTSPlanner, MCTS, expansions=3, k=3, budget_s=1000.0, c=1.0,
-                       _kept=None)
+                       _kept=None, episode_s=1e9, _spent=0.0)
     plan = planner.plan(_request_from(first["user"].rsplit("\nList up to", 1)[0]))
     tree = plan.details["tree"]
     assert plan.details["expansions"] == 3 and len(plan.exchanges) == 6
@@ -139,6 +139,19 @@ def test_an_mcts_step_on_recorded_replies_proposes_scores_and_chooses():
     again = planner.plan(after)
     assert again.details["reused"] and again.details["expansions"] == 0
     assert again.exchanges == [] and "tell_planner('done')" in again.source
+
+
+def test_mcts_stops_the_episode_once_its_llm_seconds_are_spent():
+    """The per-episode LLM budget: the first step may overrun it (a step needs one
+    expansion), the next step is refused with a PlannerError that says why."""
+    first = next(x for x in MCTS if x["purpose"] == "propose")
+    planner = _planner(MCTSPlanner, MCTS, expansions=3, k=3, budget_s=1000.0, c=1.0,
+                       _kept=None, episode_s=1.5, _spent=0.0)
+    request = _request_from(first["user"].rsplit("\nList up to", 1)[0])
+    plan = planner.plan(request)
+    assert plan.details["expansions"] == 1 and len(plan.exchanges) == 2  # 1 s per call here
+    with pytest.raises(PlannerError, match=r"episode's LLM budget \(1.5 s\) is spent"):
+        planner.plan(request)
 
 
 def test_a_step_planner_gets_a_step_budget_and_a_step_is_not_a_replan():
