@@ -42,7 +42,7 @@ from runtime.planners.base import Codeplan, PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S
 from runtime.planners.prompts import PROMPTS_DIR, format_history, format_now, load_prompt
 from runtime.planners.steps import Step, action_grammar, make_llm, observation, parse_step
-from runtime.planners.steps import uses_grammar
+from runtime.planners.steps import UsesLLM, uses_grammar
 
 UCB_C = 1.0  # exploration constant; rewards are the critic's yes (1) / no (0)
 K = 3  # actions the LLM proposes per expansion
@@ -110,7 +110,7 @@ def facts_of(scene: Scene) -> list[tuple[str, str, str]]:
     return [(b, "in" if p.endswith("bowl") else "on", p) for b, p in scene]
 
 
-class MCTSPlanner:
+class MCTSPlanner(UsesLLM):
     """LLM-guided MCTS, one step per call; `expansions`, `k`, `budget_s`, `c` its budget."""
 
     name = "mcts"
@@ -129,13 +129,6 @@ class MCTSPlanner:
             float(budget_s), float(c)
         self._kept: Node | None = None  # the subtree of the last chosen step
         self.episode_s, self._spent = float(episode_s), 0.0  # a planner serves one episode
-
-    @property
-    def model(self) -> str:
-        return self.llm.model
-
-    def complete(self, *args, **kwargs) -> tuple[str, dict]:
-        return self.llm.complete(*args, **kwargs)
 
     # -- one step ---------------------------------------------------------------------------
     def plan(self, request: PlanRequest) -> Codeplan:

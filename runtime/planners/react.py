@@ -16,12 +16,12 @@ from runtime.planners.base import Codeplan, PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S
 from runtime.planners.prompts import PROMPTS_DIR, load_prompt
 from runtime.planners.steps import Step, action_grammar, make_llm, observation, parse_step
-from runtime.planners.steps import uses_grammar
+from runtime.planners.steps import UsesLLM, uses_grammar
 
 MAX_STEP_TOKENS = 90  # a thought of one sentence and one action
 
 
-class ReActPlanner:
+class ReActPlanner(UsesLLM):
     """One step per call; `complete` and `model` are the LLM's (for `--preconditions llm`)."""
 
     name = "react"
@@ -32,13 +32,6 @@ class ReActPlanner:
                  fetch: bool = True, base_url: str | None = None,
                  model: str | None = None) -> None:
         self.llm = make_llm(model_path, timeout_s, server_url, fetch, base_url, model)
-
-    @property
-    def model(self) -> str:
-        return self.llm.model
-
-    def complete(self, *args, **kwargs) -> tuple[str, dict]:
-        return self.llm.complete(*args, **kwargs)
 
     def plan(self, request: PlanRequest) -> Codeplan:
         messages = step_messages(request)

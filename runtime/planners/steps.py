@@ -110,6 +110,20 @@ def make_llm(model_path: str | Path | None = None, timeout_s: float = DEFAULT_TI
                            fetch=fetch)
 
 
+class UsesLLM:
+    """What a step planner shares with the LLM it talks to (`self.llm`): the model's name and
+    a plain completion, so that `--preconditions llm` can write its preconditions with it."""
+
+    llm: OpenAIPlanner
+
+    @property
+    def model(self) -> str:
+        return self.llm.model
+
+    def complete(self, *args, **kwargs) -> tuple[str, dict]:
+        return self.llm.complete(*args, **kwargs)
+
+
 def uses_grammar(llm) -> bool:
     """Grammars are llama.cpp's: sent only to the packaged local model's server."""
     return getattr(llm, "name", "") == "llm"
