@@ -70,12 +70,18 @@ def test_file_planner_directory_is_an_error(tmp_path):
 
 def test_registry_makes_each_planner(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert planner_names() == ["offline", "openai", "llm", "file"]
+    assert planner_names() == ["offline", "openai", "llm", "file", "react", "mcts"]
     assert make_planner("offline").name == "offline"
     assert make_planner("offline", time_limit_s=5).time_limit_s == 5.0
     assert make_planner("file", path=tmp_path / "p.py").name == "file"
     local = make_planner("openai", model="m", base_url="http://127.0.0.1:9/v1", path=None)
     assert (local.name, local.model) == ("openai", "m")  # None options count as not given
+    react = make_planner("react", base_url="http://127.0.0.1:9/v1", model="m")
+    assert (react.name, react.model, react.stepwise) == ("react", "m", True)
+    mcts = make_planner("mcts", base_url="http://127.0.0.1:9/v1", model="m", expansions=5)
+    assert (mcts.name, mcts.expansions, mcts.k) == ("mcts", 5, 3)
+    with pytest.raises(PlannerError, match="expansions and k must be >= 1"):
+        make_planner("mcts", base_url="http://127.0.0.1:9/v1", expansions=0)
 
 
 @pytest.mark.parametrize(("name", "options", "expected"), [
