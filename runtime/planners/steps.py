@@ -12,10 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runtime.planners.base import PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S, OpenAIPlanner
 from runtime.planners.prompts import format_history, format_now, format_scene
+
+if TYPE_CHECKING:
+    from runtime.planners.local_llm import LocalLLMPlanner
 
 _PUT = re.compile(r"put_first_on_second\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"]([^'\"]+)['\"]\s*\)")
 _DONE = re.compile(r"\bdone\(\s*\)")
@@ -98,7 +102,7 @@ def observation(request: PlanRequest) -> str:
 
 def make_llm(model_path: str | Path | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
              server_url: str | None = None, fetch: bool = True, base_url: str | None = None,
-             model: str | None = None):
+             model: str | None = None) -> OpenAIPlanner | LocalLLMPlanner:
     """The LLM a step planner talks to: an OpenAI-compatible server (`base_url`, `model`), or
     the packaged local model (shared server; `server_url` of one already running)."""
     if base_url:
