@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -223,8 +224,9 @@ def generate(llm: LLM, use_grammar: bool = True, temperature: float = 0.0,
     prims = control_primitives()
     asks = {name: messages(name, fn) for name, fn in prims.items()}
     path = _cache_file(cache, llm.model, asks) if cache and seed is None else None
-    if path is not None and path.exists():
-        return PreconditionSet.from_dict(json.loads(path.read_text(encoding="utf-8"))), []
+    cached = _read_cache(path) if path is not None else None
+    if cached is not None:
+        return cached, []
     conditions, dropped, replies, exchanges = {}, {}, {}, []
     for name, msgs in asks.items():
         params = tuple(inspect.signature(prims[name]).parameters)
@@ -238,10 +240,21 @@ def generate(llm: LLM, use_grammar: bool = True, temperature: float = 0.0,
         replies[name] = text
         conditions[name], dropped[name] = parse_reply(text, params)
     result = PreconditionSet(conditions, f"llm:{llm.model}", dropped, replies)
-    if path is not None:
+    if path is not None:  # atomically: two evaluation workers may write it at once
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")
+        os.replace(tmp, path)
     return result, exchanges
+
+
+def _read_cache(path: Path) -> PreconditionSet | None:
+    """The cached set, or None when there is none or it cannot be read (then it is written
+    again: a cache is never a reason for a run to fail)."""
+    try:
+        return PreconditionSet.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _cache_file(cache: Path, model: str, asks: dict) -> Path:

@@ -4,6 +4,7 @@ grounding per call, and the cache."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,10 @@ def test_generation_asks_once_per_model_and_prompt_then_reads_the_cache(tmp_path
     assert len(llm.calls) == 1 and exchanges == []  # from the cache
     assert again.to_dict()["conditions"] == first.to_dict()["conditions"]
     assert again.source == "llm:qwen2.5-coder-1.5b-instruct-q4_k_m"
+    cached = next(tmp_path.glob("*.json"))
+    cached.write_text('{"source": "llm:m", "condit')  # torn: asked again, written again
+    _, exchanges = pc.generate(llm, cache=tmp_path)
+    assert len(exchanges) == 1 and json.loads(cached.read_text())["conditions"]
 
 
 def test_the_prompt_shows_the_primitive_the_predicates_and_the_world():
