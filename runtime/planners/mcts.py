@@ -16,9 +16,11 @@ request, never ground truth) and returns the best first action as a one-call cod
                      10 to the first plan listed and to done(), whatever they did; asked
                      yes/no it told them apart (dev seed 5000, put-block-in-bowl)
     backpropagation  the child's score is added up the path
-    budget           `expansions` per step, `budget_s` LLM seconds per step (the first
-                     expansion always runs: a step needs one), and `episode_s` LLM seconds
-                     per episode, after which the planner stops the episode
+    budget           `expansions` per step, `budget_s` LLM seconds per step and `episode_s`
+                     per episode: no expansion starts that would run past them, taking the
+                     last expansion's cost as the next one's (a step with no tree to reuse
+                     needs one; when the episode cannot pay for it, the planner stops the
+                     episode with a PlannerError that says so)
 
 The chosen action is the root child with the highest mean value (a tie: the one visited
 more). Why not the most visited ("robust child"): that rule needs many simulations per child;
@@ -48,8 +50,8 @@ UCB_C = 1.0  # exploration constant; rewards are the critic's yes (1) / no (0)
 K = 3  # actions the LLM proposes per expansion
 EXPANSIONS = 3  # expansions per step (the default budget)
 BUDGET_S = 60.0  # LLM seconds per step: no new expansion starts after this
-# LLM seconds per episode (the 3 minutes): once spent, the planner stops with a
-# PlannerError that says so, and the episode ends (a planner is made per episode)
+# LLM seconds per episode (the 3 minutes): when it cannot pay for another expansion
+# the planner stops with a PlannerError that says so (a planner is made per episode)
 EPISODE_S = 180.0
 
 Scene = tuple[tuple[str, str], ...]  # sorted (block, what it rests in/on)
@@ -129,24 +131,30 @@ class MCTSPlanner(UsesLLM):
             float(budget_s), float(c)
         self._kept: Node | None = None  # the subtree of the last chosen step
         self.episode_s, self._spent = float(episode_s), 0.0  # a planner serves one episode
+        self._expansion_s = 0.0  # LLM seconds of the last expansion
 
     # -- one step ---------------------------------------------------------------------------
     def plan(self, request: PlanRequest) -> Codeplan:
         root, reused = self._root(request)
         search = _Search(self, request)
         started = time.perf_counter()
-        if self._spent >= self.episode_s:
+        left = self.episode_s - self._spent
+        reserve = self._expansion_s  # what the last expansion cost: the next one, about
+        if left <= 0 or (reserve > left and not root.children):
             raise PlannerError(f"mcts: the episode's LLM budget ({self.episode_s:g} s) is "
-                               f"spent ({self._spent:.0f} s)")
-        step_s = min(self.budget_s, self.episode_s - self._spent)
+                               f"spent ({self._spent:.0f} s used; an expansion takes about "
+                               f"{reserve:.0f} s)")
+        step_s = min(self.budget_s, left)
         for _ in range(self.expansions):
-            if search.llm_s >= step_s and root.children:
-                break
+            if root.children and search.llm_s + reserve > step_s:
+                break  # no expansion starts that the budget cannot pay for
             leaf = self._select(root)
             if leaf.terminal:
                 self._backup(leaf, leaf.score or 0.0)
                 continue
+            before = search.llm_s
             search.expand(leaf)
+            reserve = self._expansion_s = search.llm_s - before
             for child in leaf.children:
                 self._backup(child, child.score or 0.0)
         self._spent += search.llm_s

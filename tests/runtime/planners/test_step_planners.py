@@ -119,7 +119,7 @@ def test_the_believed_scene_follows_puts_and_comes_from_perceived_facts():
 def test_an_mcts_step_on_recorded_replies_proposes_scores_and_chooses():
     first = next(x for x in MCTS if x["purpose"] == "propose")
     planner = _planner(MCTSPlanner, MCTS, expansions=3, k=3, budget_s=1000.0, c=1.0,
-                       _kept=None, episode_s=1e9, _spent=0.0)
+                       _kept=None, episode_s=1e9, _spent=0.0, _expansion_s=0.0)
     plan = planner.plan(_request_from(first["user"].rsplit("\nList up to", 1)[0]))
     tree = plan.details["tree"]
     assert plan.details["expansions"] == 3 and len(plan.exchanges) == 6
@@ -142,16 +142,22 @@ def test_an_mcts_step_on_recorded_replies_proposes_scores_and_chooses():
 
 
 def test_mcts_stops_the_episode_once_its_llm_seconds_are_spent():
-    """The per-episode LLM budget: the first step may overrun it (a step needs one
-    expansion), the next step is refused with a PlannerError that says why."""
+    """The per-episode LLM budget: no expansion starts that the budget cannot pay for (the
+    last one's cost is the estimate); a step with nothing to reuse and no budget for one
+    expansion is refused with a PlannerError that says why."""
     first = next(x for x in MCTS if x["purpose"] == "propose")
     planner = _planner(MCTSPlanner, MCTS, expansions=3, k=3, budget_s=1000.0, c=1.0,
-                       _kept=None, episode_s=1.5, _spent=0.0)
+                       _kept=None, episode_s=1.5, _spent=0.0, _expansion_s=0.0)
     request = _request_from(first["user"].rsplit("\nList up to", 1)[0])
     plan = planner.plan(request)
     assert plan.details["expansions"] == 1 and len(plan.exchanges) == 2  # 1 s per call here
     with pytest.raises(PlannerError, match=r"episode's LLM budget \(1.5 s\) is spent"):
         planner.plan(request)
+    # 5 s left, an expansion costs 2 (1 s per recorded call): two expansions, not three
+    planner.__dict__.update(episode_s=5.0, _spent=0.0, _expansion_s=0.0, _kept=None)
+    assert planner.plan(request).details["expansions"] == 2 and planner._spent == 4.0
+    with pytest.raises(PlannerError, match="an expansion takes about 2 s"):
+        planner.plan(request)  # 1 s left: not enough for one expansion
 
 
 def test_a_step_planner_gets_a_step_budget_and_a_step_is_not_a_replan():
