@@ -43,8 +43,15 @@ from pathlib import Path
 from runtime.planners.base import Codeplan, PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S
 from runtime.planners.prompts import PROMPTS_DIR, format_history, format_now, load_prompt
-from runtime.planners.steps import Step, action_grammar, make_llm, observation, parse_step
-from runtime.planners.steps import UsesLLM, uses_grammar
+from runtime.planners.steps import (
+    Step,
+    UsesLLM,
+    action_grammar,
+    make_llm,
+    observation,
+    parse_step,
+    uses_grammar,
+)
 
 UCB_C = 1.0  # exploration constant; rewards are the critic's yes (1) / no (0)
 K = 3  # actions the LLM proposes per expansion

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import itertools
 import json
 import os
 import re
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from runtime.monitors.predicates import PREDICATE_CLASSES, IMPERCEPTIBLE, Predicate
+from runtime.monitors.predicates import IMPERCEPTIBLE, PREDICATE_CLASSES, Predicate
 from runtime.monitors.predicates import preconditions as pddl_preconditions
 from runtime.planners.base import PlannerError
 from runtime.planners.prompts import PROMPTS_DIR, render
@@ -82,20 +83,13 @@ class Condition:
         stand, which hold any number; an `in` whose place is not a bowl)."""
         options = [[v.strip() for v in values[p].split(" and ")] for p in self.params]
         out = []
-        for args in _product(options):
+        for args in itertools.product(*options):
             if self.name == "clear" and args[0] in SURFACES:
                 continue
             if self.name == "in" and not args[1].endswith("bowl"):
                 continue
             out.append(Predicate(self.name, tuple(args), self.want))
         return out
-
-
-def _product(options: list[list[str]]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    for choices in options:
-        out = [row + [c] for row in out for c in choices]
-    return out
 
 
 @dataclass
@@ -209,7 +203,8 @@ def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR) -> lis
     user = render("preconditions_task.txt", directory,
                   signature=f"{primitive}{inspect.signature(fn)}", doc=doc,
                   call=f"{primitive}({', '.join(params)})")
-    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user.strip()}]
+    return [{"role": "system", "content": system.strip()},
+            {"role": "user", "content": user.strip()}]
 
 
 def _pattern(name: str, arity: int) -> str:

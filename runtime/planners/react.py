@@ -15,8 +15,15 @@ from pathlib import Path
 from runtime.planners.base import Codeplan, PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S
 from runtime.planners.prompts import PROMPTS_DIR, load_prompt
-from runtime.planners.steps import Step, action_grammar, make_llm, observation, parse_step
-from runtime.planners.steps import UsesLLM, uses_grammar
+from runtime.planners.steps import (
+    Step,
+    UsesLLM,
+    action_grammar,
+    make_llm,
+    observation,
+    parse_step,
+    uses_grammar,
+)
 
 MAX_STEP_TOKENS = 90  # a thought of one sentence and one action
 

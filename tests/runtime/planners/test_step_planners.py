@@ -92,7 +92,7 @@ def _request_from(user: str) -> PlanRequest:
 def test_ucb1_visits_an_unvisited_child_first_then_trades_mean_for_exploration():
     planner = MCTSPlanner.__new__(MCTSPlanner)
     planner.c = 1.0
-    root = Node(()); root.expanded = True
+    root = Node((), expanded=True)
     a, b = Node((), Step("a block", "x bowl"), root), Node((), Step("b block", "x bowl"), root)
     root.children = [a, b]
     MCTSPlanner._backup(a, 0.9)
@@ -209,7 +209,7 @@ def test_the_report_shows_the_search_tree_the_preconditions_and_each_check(tmp_p
     from runtime.report import write_report
     from runtime.trace import TraceWriter
 
-    root = Node(()); root.visits, root.value, root.expanded = 2, 1.0, True
+    root = Node((), visits=2, value=1.0, expanded=True)
     child = Node((), Step("red block", "green bowl"), root, visits=1, value=1.0, score=1.0)
     root.children = [child, Node((), Step(), root, visits=1, value=0.0, score=0.0)]
     trace = TraceWriter(tmp_path, {"task": "t", "instruction": "i"})
