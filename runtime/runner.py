@@ -39,7 +39,7 @@ from runtime.controller import (
     Replan,
 )
 from runtime.monitors import MONITOR_MODES
-from runtime.planners.base import Codeplan, Planner, PlannerError, PlanRequest
+from runtime.planners.base import STEP_RAN, Codeplan, Planner, PlannerError, PlanRequest
 from runtime.run_config import RunConfig, RunError, RunResult
 from runtime.sandbox import Sandbox, SandboxResult
 from runtime.trace import TraceWriter
@@ -50,7 +50,6 @@ DEFAULT_MAX_PLANS = 5  # the first codeplan and 4 recovery codeplans (seed paper
 # A step planner (ReAct, MCTS: `Planner.stepwise`) writes one action per codeplan: its budget
 # is in steps. The reasoning suite's longest task is 6 puts; 3x that leaves room for redos.
 MAX_STEPS = 18
-STEP_RAN = "the step ran"  # a step planner's feedback for a step that ended without a stop
 
 
 @dataclass

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+# A step planner's feedback for a step that ran without a stop (the runner writes it, the step
+# planners read it: `runtime.planners.steps.observation`).
+STEP_RAN = "the step ran"
+
 
 class PlannerError(RuntimeError):
     """The planner could not produce a codeplan; the message says why, for a person.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runtime.planners.base import PlannerError, PlanRequest
+from runtime.planners.base import STEP_RAN, PlannerError, PlanRequest
 from runtime.planners.openai_planner import DEFAULT_TIMEOUT_S, OpenAIPlanner
 from runtime.planners.prompts import format_history, format_now, format_scene
 
@@ -95,7 +95,7 @@ def observation(request: PlanRequest) -> str:
              f"Now: {format_now(request.facts)}",
              f"Done so far: {format_history(request.history)}"]
     last = request.feedback[-1] if request.feedback else None
-    if last and not last.startswith("the step ran"):
+    if last and last != STEP_RAN:
         lines.append(f"Last step failed: {last}")
     return "\n".join(lines)
 
@@ -105,6 +105,9 @@ def make_llm(model_path: str | Path | None = None, timeout_s: float = DEFAULT_TI
              model: str | None = None) -> OpenAIPlanner | LocalLLMPlanner:
     """The LLM a step planner talks to: an OpenAI-compatible server (`base_url`, `model`), or
     the packaged local model (shared server; `server_url` of one already running)."""
+    if model and not base_url:
+        raise PlannerError(f"--model {model} is for an OpenAI-compatible server: give "
+                           "--base-url too (without both, the packaged model is used)")
     if base_url:
         return OpenAIPlanner(model or "local", base_url=base_url, timeout_s=timeout_s,
                              max_retries=1)

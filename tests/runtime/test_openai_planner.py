@@ -543,3 +543,21 @@ def test_every_few_shot_example_passes_the_dry_run_on_its_own_scene():
         assert check_plan(source, request) is None, example
         _moves, message = dry_run(source, request)
         assert message is not None, example  # every example ends with a report
+
+
+def test_complete_sends_a_plain_completion_and_returns_its_exchange(chat):
+    """`complete` (ConceptAgent's preconditions, steps and critic): the caller's token cap,
+    temperature, seed and grammar go in the body; the text and the recorded exchange come
+    back; a server error is a PlannerError."""
+    chat.reply("clear(pick)", usage={"prompt_tokens": 12, "completion_tokens": 3})
+    text, exchange = planner_for(chat).complete([{"role": "user", "content": "q"}], 40,
+                                                grammar="root ::= \"x\"", temperature=0.7,
+                                                seed=3)
+    body = chat.requests[-1]["body"]
+    assert text == "clear(pick)" and exchange["reply"] == "clear(pick)"
+    assert (body["max_tokens"], body["temperature"], body["seed"], body["grammar"]) == (
+        40, 0.7, 3, 'root ::= "x"')
+    assert exchange["prompt_tokens"] == 12 and "messages" in exchange
+    chat.reply(None, status=500, body={"error": {"message": "boom"}})
+    with pytest.raises(PlannerError):
+        planner_for(chat).complete([{"role": "user", "content": "q"}], 40)

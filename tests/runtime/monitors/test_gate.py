@@ -81,3 +81,20 @@ def test_llm_preconditions_need_a_planner_with_an_llm(tmp_path: Path):
                               report=False, preconditions="llm"))
     with pytest.raises(RunError, match="unknown preconditions 'some'"):
         run_episode(RunConfig(runs_dir=tmp_path, preconditions="some"))
+
+
+def test_each_kind_of_failed_predicate_is_said_for_the_planner():
+    from runtime.monitors.predicates import Predicate
+    from runtime.monitors.symbolic import Verdict, explain
+
+    said = {str(p): explain(Verdict(p, not p.want)) for p in [
+        Predicate("in", ("red block", "blue bowl"), want=False),
+        Predicate("on", ("red block", "green block")),
+        Predicate("holding", ("red block",)), Predicate("holding", ("red block",), False),
+        Predicate("handempty", want=False), Predicate("clear", ("blue bowl",), want=False)]}
+    assert said == {"not in(red block, blue bowl)": "the red block is already in the blue bowl",
+                    "on(red block, green block)": "the red block is not on the green block",
+                    "holding(red block)": "the suction cup does not hold the red block",
+                    "not holding(red block)": "the suction cup holds the red block",
+                    "not handempty": "the suction cup is empty",
+                    "not clear(blue bowl)": "nothing is in the blue bowl"}

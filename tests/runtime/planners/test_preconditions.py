@@ -123,3 +123,25 @@ def test_conditions_ground_per_call_and_skip_what_does_not_apply():
     into = pc.PreconditionSet({"put_first_on_second": [
         pc.Condition("in", ("pick", "place"), want=False)]}, "x")
     assert into.ground("put_first_on_second", {"pick": "r block", "place": "g block"}) == []
+
+
+def test_eval_preconditions_pools_the_generations_and_reports_them():
+    """`codeplan eval preconditions`: the greedy generation and the sampled ones, each scored,
+    pooled precision / recall with Wilson intervals (here on one recorded reply)."""
+    from runtime.eval.preconditions import eval_preconditions, format_report
+
+    result = eval_preconditions(RecordedLLM([x for x in PG if x["grammar"]]), samples=2)
+    assert [r["seed"] for r in result["generations"]] == [None, 1, 2]
+    n = result["generations"][0]["generated"]
+    assert result["precision"]["n"] == 3 * n and result["recall"] == {
+        "k": 0, "n": 9, "rate": 0.0, "ci95": result["recall"]["ci95"]}
+    assert result["recall"]["ci95"][0] == 0.0 and result["recall"]["ci95"][1] > 0.2
+    text = format_report(result)
+    assert "recall    0/9 = 0%" in text and "greedy (the cached set)" in text
+
+
+def test_a_model_without_a_server_is_a_clear_error():
+    from runtime.planners.steps import make_llm
+
+    with pytest.raises(PlannerError, match=r"--model qwen2\.5-7b is for an OpenAI-compatible"):
+        make_llm(model="qwen2.5-7b")

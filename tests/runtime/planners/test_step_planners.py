@@ -191,7 +191,7 @@ def test_the_runner_runs_a_step_planner_step_by_step_until_done(tmp_path):
             done = {p for p, _ in request.history}
             todo = [b for b in request.objects if b.endswith("block") and b not in done]
             step = Step(todo[0], todo[0].replace("block", "bowl")) if todo else Step()
-            return Codeplan(step.source(), planner=self.name)
+            return Codeplan(step.source(), planner=self.name, details={"n": len(request.history)})
 
     planner = Scripted()
     r = run_episode(RunConfig(task="put-blocks-in-matching-bowls", seed=2, actor="oracle",
@@ -203,6 +203,8 @@ def test_the_runner_runs_a_step_planner_step_by_step_until_done(tmp_path):
     _, events = read_trace(Path(r.run_dir))
     assert [e["type"] for e in events].count("step") == puts
     assert not any(e["type"] == "replan" for e in events)
+    # a planner's details (MCTS: its tree) are traced with its codeplan
+    assert [e["details"]["n"] for e in events if e["type"] == "plan"] == list(range(puts + 1))
 
 
 def test_the_report_shows_the_search_tree_the_preconditions_and_each_check(tmp_path):
