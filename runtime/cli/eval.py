@@ -74,7 +74,9 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
     cl.add_argument("--episodes", type=positive_int, default=50)
     cl.add_argument("--seed-start", type=non_negative_int, default=None,
                     help="first test seed (default 1000, or the suite's)")
-    cl.add_argument("--situations", default="dkprompt", help="none, dkprompt, hard or drop=0.2,...")
+    cl.add_argument("--situations", default=None,
+                    help="none, dkprompt, dkprompt-grasp, hard or drop=0.2,... (default: the "
+                         "suite's preset, else dkprompt)")
     add_stack_options(cl, planners=("offline", "llm", "openai", "react", "mcts"))
     cl.add_argument("--workers", type=positive_int, default=1)
     cl.add_argument("--out", type=Path, default=None,
@@ -114,10 +116,12 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     if bad or not modes:
         raise CliError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}; methods: "
                        f"{', '.join([*METHODS, *STEP_METHODS])}")
+    args.situations = args.situations or (suite.situations if suite else "dkprompt")
     parse_situations(args.situations)
     name = suite.name if suite else f"paraphrases-{Path(args.paraphrases).stem}" \
         if paraphrases else None
-    out = args.out or (_dated_dir(Path("results") / results_name(name, args), args.resume)
+    out = args.out or (_dated_dir(Path("results") / results_name(
+        name, args, suite.situations if suite else "dkprompt"), args.resume)
                        if name else Path("results/closed-loop"))
     episodes = len(paraphrases) if paraphrases else args.episodes
     seed_start = args.seed_start if args.seed_start is not None else (
@@ -165,15 +169,18 @@ DEFAULT_STACK = {"actor": "cliport", "reasoner": "default", "situations": "dkpro
                  "planner": "offline"}
 
 
-def results_name(suite: str, args: argparse.Namespace) -> str:
+def results_name(suite: str, args: argparse.Namespace, situations: str = "dkprompt") -> str:
     """`paper-table2` for the default stack, else e.g. `paper-table2+actor-oracle`: runs of
-    one suite with other components never overwrite (or pose as) the default stack's table."""
-    parts = {k: getattr(args, k, v) for k, v in DEFAULT_STACK.items()}
+    one suite with other components never overwrite (or pose as) the default stack's table.
+    `situations` is the suite's own preset (a methods run under DKPROMPT's grasp failures
+    is its default stack)."""
+    default = {**DEFAULT_STACK, "situations": situations}
+    parts = {k: getattr(args, k, v) for k, v in default.items()}
     if parts["planner"] == "openai":
         parts["planner"] = planner_options(args)["model"]
     tags = [f"{key}-{re.sub(r'[^A-Za-z0-9.=_-]+', '_', Path(str(value)).name)}"
             for key, value in parts.items()
-            if value != DEFAULT_STACK[key] and not (key == "reasoner" and value == "learned")]
+            if value != default[key] and not (key == "reasoner" and value == "learned")]
     tools = ["tools"] if getattr(args, "tool_switch", False) else []
     pg = [f"pg-{args.preconditions}"] if getattr(args, "preconditions", "none") != "none" else []
     exp = [f"expansions-{args.expansions}"] if getattr(args, "expansions", None) else []

@@ -22,6 +22,8 @@ class ClosedLoopSuite:
     tasks: tuple[str, ...]
     modes: tuple[str, ...]
     seed_start: int = TEST_SEED_START
+    # the failure preset a run gets without --situations (ravens_env.situations.PRESETS)
+    situations: str = "dkprompt"
     reference_label: str = ""
     reference: dict[str, dict[str, float]] = field(default_factory=dict)
     reference_episodes: int = 0
@@ -93,7 +95,7 @@ SUITES: dict[str, ClosedLoopSuite] = {
     # DKPROMPT's own grasp failures (pass --situations for another preset).
     "methods": ClosedLoopSuite(
         name="methods", tasks=(*PAPER_TABLE2, "stack-blocks"),
-        modes=METHOD_COLUMNS,
+        modes=METHOD_COLUMNS, situations="dkprompt-grasp",
         # DKPROMPT reports one mean per method over its own five tasks: shown beside each of
         # our tasks, labelled as that mean and as another benchmark's.
         reference={t: DKPROMPT_TABLE5 for t in (*PAPER_TABLE2, "stack-blocks")},
@@ -103,7 +105,7 @@ SUITES: dict[str, ClosedLoopSuite] = {
     # suite's tasks"), on the reasoning suite's test seeds.
     "methods-reasoning": ClosedLoopSuite(
         name="methods-reasoning", tasks=tuple(REASONING_TASKS), modes=METHOD_COLUMNS,
-        seed_start=3000,
+        seed_start=3000, situations="dkprompt-grasp",
         reference={t: DKPROMPT_TABLE5 for t in REASONING_TASKS},
         reference_label="DKPROMPT Table 5: its mean over its own 5 tasks (another simulator)",
         reference_episodes=20),

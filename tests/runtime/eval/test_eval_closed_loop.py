@@ -115,6 +115,20 @@ def test_the_paper_suite_expands_to_its_tasks_modes_and_dated_results_dir():
     assert other.out_dir.parts[:2] == ("results", "paper-table2+actor-oracle")
 
 
+def test_the_methods_suite_runs_under_dkprompts_grasp_failures_by_default():
+    """DKPROMPT's comparison is under its own failure rates (issue 22); naming that preset is
+    the suite's default stack, so the dir carries no tag, while another preset is tagged."""
+    spec = build_spec(_parse("--suite", "methods"))
+    assert spec.situations == "dkprompt-grasp"
+    assert spec.out_dir.parts[:2] == ("results", "methods")
+    named = build_spec(_parse("--suite", "methods", "--situations", "dkprompt-grasp"))
+    assert named.out_dir.parts[:2] == ("results", "methods")
+    other = build_spec(_parse("--suite", "methods", "--situations", "dkprompt"))
+    assert other.situations == "dkprompt"
+    assert other.out_dir.parts[:2] == ("results", "methods+situations-dkprompt")
+    assert build_spec(_parse("--task", "stack-blocks")).situations == "dkprompt"
+
+
 def test_paper_mode_names_and_the_llm_planner_are_accepted():
     spec = build_spec(_parse("--task", "stack-blocks", "--modes", "Codeplan,+progress"))
     assert spec.modes == ["open-loop", "progress"] and spec.planner_options == {}
