@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from common.executor import Executor, imap_unordered
 from datagen.cliport_demo_files import DEMO_FORMAT, episode_path, load_episode, write_episode
 from ravens_env.agents.oracle import OracleActor
 from ravens_env.cliport.actions import action_to_labels
@@ -68,30 +69,59 @@ def record_episode(env: TabletopEnv, task: str, seed: int) -> dict[str, np.ndarr
 
 
 def generate_demos(task: str, n: int, out: str | Path, seed_start: int = 0,
-                   progress: bool = True) -> dict:
+                   progress: bool = True, executor: Executor | None = None) -> dict:
     """Record episodes seed_start .. seed_start + n - 1 of `task` into `out`, skipping those
-    already there. Returns a summary: made/skipped seeds, steps, seconds, episodes per minute."""
+    already there, where `executor` says (default: here, one after another; each worker opens
+    its simulator once). Returns a summary: made/skipped seeds, steps, seconds, episodes per
+    minute. A file is the same bytes whichever worker wrote it: an episode depends on its
+    seed alone."""
     if n < 1:
         raise ValueError(f"--n must be at least 1, got {n}")
     if seed_start < 0:
         raise ValueError(f"--seed-start must be >= 0, got {seed_start}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    made, skipped, steps, failed = [], [], 0, 0
+    seeds = range(seed_start, seed_start + n)
+    skipped = [s for s in seeds if episode_path(out, task, s).exists()]
+    todo = [s for s in seeds if s not in set(skipped)]
+    executor = executor or Executor()
+    made: dict[int, tuple[int, bool]] = {}
     start = time.perf_counter()
-    with TabletopEnv(task) as env:
-        for seed in tqdm(range(seed_start, seed_start + n), desc=f"demos {task}",
-                         disable=not progress, unit="ep"):
-            path = episode_path(out, task, seed)
-            if path.exists():
-                skipped.append(seed)
-                continue
-            arrays = record_episode(env, task, seed)
-            write_episode(path, arrays)
-            made.append(seed)
-            steps += len(arrays["pick"])
-            failed += not json.loads(str(arrays["meta"]))["success"]
+    try:
+        with tqdm(total=n, initial=len(skipped), desc=f"demos {task}", disable=not progress,
+                  unit="ep") as bar:
+            for i, result in imap_unordered(_demo, [(task, s, str(out)) for s in todo],
+                                            executor, setup=_open_env, setup_args=(task,)):
+                made[todo[i]] = result
+                bar.update()
+    finally:
+        if not executor.parallel:
+            _close_env()
     seconds = time.perf_counter() - start
-    return {"task": task, "out": str(out), "made": made, "skipped": skipped, "steps": steps,
-            "oracle_failures": failed, "seconds": round(seconds, 3),
-            "episodes_per_min": round(60.0 * len(made) / seconds, 1) if made else 0.0}
+    return {"task": task, "out": str(out), "made": sorted(made), "skipped": skipped,
+            "steps": sum(steps for steps, _ in made.values()),
+            "oracle_failures": sum(not ok for _, ok in made.values()),
+            "seconds": round(seconds, 3),
+            "episodes_per_min": round(60.0 * len(made) / seconds, 1) if made else 0.0,
+            "executor": executor.describe()}
+
+
+_ENV: list[TabletopEnv] = []  # this process's simulator (opened once, used for every episode)
+
+
+def _open_env(task: str) -> None:
+    _close_env()
+    _ENV.append(TabletopEnv(task))
+
+
+def _close_env() -> None:
+    while _ENV:
+        _ENV.pop().close()
+
+
+def _demo(job: tuple[str, int, str]) -> tuple[int, bool]:
+    """Record and write one episode; (steps, oracle succeeded)."""
+    task, seed, out = job
+    arrays = record_episode(_ENV[0], task, seed)
+    write_episode(episode_path(out, task, seed), arrays)
+    return len(arrays["pick"]), bool(json.loads(str(arrays["meta"]))["success"])

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from common.executor import Executor, imap_unordered
 from datagen.families import SEED_STRIDE, family
 from datagen.render_pybullet import check_variant
 from datagen.seed_ranges import sibling_overlaps
@@ -51,9 +52,11 @@ _TICKS = None  # the worker process's progress queue
 def generate(out: str | Path, splits: Sequence[str], images_per_split: int,
              questions_per_image: int = 10, shard_size: int = 200, workers: int = 1,
              seed_offset: int = 0, renderer: str = "pybullet", variant: str = "default",
-             progress: bool = True) -> dict:
+             progress: bool = True, executor: Executor | None = None) -> dict:
     """Make (or finish) the dataset at `out` and return its manifest; see the module doc.
-    ValueError names the problem with any bad argument before any work starts."""
+    ValueError names the problem with any bad argument before any work starts. `executor`
+    (default: `workers` local processes) may send the shards to Ray instead: the same shard
+    files either way, since a shard depends on its seed alone."""
     splits = check_args(splits, images_per_split, questions_per_image, shard_size, workers,
                         seed_offset, renderer, variant)
     jobs = plan_jobs(splits, images_per_split, shard_size, questions_per_image, seed_offset,
@@ -64,7 +67,7 @@ def generate(out: str | Path, splits: Sequence[str], images_per_split: int,
     cleaned = clean_temp(root)
     pending = [j for j in jobs if not shard_done(root, j)]
     started = time.perf_counter()
-    done = run_shards(root, pending, workers, progress, renderer)
+    done = run_shards(root, pending, workers, progress, renderer, executor)
     seconds = time.perf_counter() - started
     settings = {"splits": splits, "images_per_split": images_per_split,
                 "questions_per_image": questions_per_image, "shard_size": shard_size,
@@ -75,7 +78,8 @@ def generate(out: str | Path, splits: Sequence[str], images_per_split: int,
                      "shard_seed": "family seed_base + seed_offset + shard index",
                      "image_streams": "default_rng([shard_seed, i, 0 state | 1 render | "
                                       "2 questions])"},
-           "run": {"shards_made": len(done), "shards_skipped": len(jobs) - len(pending),
+           "run": {"executor": (executor or Executor(workers=workers)).describe(),
+                   "shards_made": len(done), "shards_skipped": len(jobs) - len(pending),
                    "temp_dirs_removed": len(cleaned), **_throughput(done, seconds)}}
     return assemble(Path(out), jobs, run)
 
@@ -130,10 +134,12 @@ def command_line(out: str | Path, splits: list[str], images_per_split: int,
 
 
 def run_shards(root: Path, jobs: list[ShardJob], workers: int, progress: bool,
-               renderer: str = "pybullet") -> list[dict]:
-    """Make and write every shard of `jobs`; one summary dict per shard."""
+               renderer: str = "pybullet", executor: Executor | None = None) -> list[dict]:
+    """Make and write every shard of `jobs`; one summary dict per shard (in the jobs' order)."""
     with tqdm(total=sum(j.count for j in jobs), unit="img", desc="datagen",
               disable=not progress) as bar:
+        if executor is not None and executor.kind == "ray":
+            return _ray_shards(root, jobs, executor, renderer, bar)
         if workers <= 1 or len(jobs) <= 1:
             from ravens_env.env import TabletopEnv
 
@@ -157,6 +163,20 @@ def run_shards(root: Path, jobs: list[ShardJob], workers: int, progress: bool,
             pool.terminate()
             ticks.close()
             ticks.join_thread()
+
+
+def _ray_shards(root: Path, jobs: list[ShardJob], executor: Executor, renderer: str,
+                bar: tqdm) -> list[dict]:
+    """The shards as Ray tasks; the bar moves a shard at a time (a worker on another node has
+    no queue to tick). A shard whose worker died is made again from its seed; its atomic
+    write means a half-written one never counts."""
+    done: dict[int, dict] = {}
+    threads = max(1, int(executor.cpus_per_job))  # Cycles' share: the CPUs a task asks for
+    for i, summary in imap_unordered(_worker_job, [(str(root), j) for j in jobs], executor,
+                                     setup=_init_worker, setup_args=(None, renderer, threads)):
+        done[i] = summary
+        bar.update(summary["images"])
+    return [done[i] for i in range(len(jobs))]
 
 
 def make_renderer(renderer: str, threads: int) -> BlenderRenderer | None:
@@ -202,7 +222,8 @@ def _worker_job(args: tuple[str, ShardJob]) -> dict:
     root, job = args
     if isinstance(_RENDERER, Exception):
         raise RuntimeError(f"the {job.renderer} renderer did not start: {_RENDERER}")
-    return run_job(Path(root), job, _ENV, lambda: _TICKS.put(1), _RENDERER)
+    tick = (lambda: _TICKS.put(1)) if _TICKS is not None else None
+    return run_job(Path(root), job, _ENV, tick, _RENDERER)
 
 
 def _drain(ticks, bar: tqdm, timeout: float) -> None:

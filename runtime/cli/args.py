@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from common.executor import Executor
 
 # Sentence encoders of the CLIPort actor (`datagen embeddings`, `train cliport`).
 LANGUAGE_CHOICES = ("minilm", "minilm+rgb", "hash", "hash+rgb")
@@ -151,3 +155,30 @@ def planner_options(args: argparse.Namespace) -> dict:
                                   ("fetch", False if getattr(args, "no_fetch", False) else None))
                 if v is not None} | extra
     return {}
+
+
+def add_executor_options(parser: argparse.ArgumentParser, workers: bool = True) -> None:
+    """--executor, --ray-address (and --workers): where a command's episodes or shards run.
+
+    Why shared: every command with many independent jobs (`eval closed-loop`, `eval actor`,
+    `datagen vqa`, `datagen demos`) scales out the same way (common.executor)."""
+    if workers:
+        parser.add_argument("--workers", type=positive_int, default=1,
+                            help="local processes, or the CPUs of the Ray instance started "
+                                 "with --executor ray and no --ray-address (default 1)")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="local (processes on this machine, default) or ray (Ray tasks: "
+                             "a local instance, or the cluster at --ray-address)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="--executor ray: a running cluster (auto, HOST:6379 or "
+                             "ray://HOST:10001); default: start a local instance")
+
+
+def executor_of(args: argparse.Namespace) -> Executor:
+    """The common.executor.Executor of the parsed options (CliError names a bad one)."""
+    from common.executor import Executor
+
+    try:
+        return Executor(args.executor, args.workers, args.ray_address)
+    except ValueError as e:
+        raise CliError(str(e)) from None

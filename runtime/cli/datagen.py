@@ -22,7 +22,14 @@ import argparse
 import json
 from pathlib import Path
 
-from runtime.cli.args import LANGUAGE_CHOICES, add_group, non_negative_int, positive_int
+from runtime.cli.args import (
+    LANGUAGE_CHOICES,
+    add_executor_options,
+    add_group,
+    executor_of,
+    non_negative_int,
+    positive_int,
+)
 
 SPLITS_HELP = ("comma-separated families: block_stack, block_bowl, global_table, unseen, "
                "cogent_a, cogent_b (default: all)")
@@ -57,6 +64,7 @@ def add_vqa_parser(dsub: argparse._SubParsersAction) -> None:
     vqa.add_argument("--variant", default="default",
                      help="default | jitter | arm | hires (held-out camera/render variants; "
                           "arm is pybullet-only)")
+    add_executor_options(vqa, workers=False)
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")
     vqa.set_defaults(handler=_datagen_vqa)
@@ -70,12 +78,14 @@ def _datagen_vqa(args: argparse.Namespace) -> int:
     numbers = {name: _integer(name, getattr(args, name.replace("-", "_")))
                for name in ("images-per-split", "questions-per-image", "shard-size", "workers",
                             "seed-offset")}
+    from common.executor import Executor
     from datagen import generate
 
+    executor = Executor(args.executor, max(1, numbers["workers"]), args.ray_address)
     manifest = generate(args.out, splits, numbers["images-per-split"],
                         numbers["questions-per-image"], numbers["shard-size"], numbers["workers"],
                         numbers["seed-offset"], args.renderer, args.variant,
-                        progress=not (args.no_progress or args.json))
+                        progress=not (args.no_progress or args.json), executor=executor)
     summary = {"out": str(args.out), **manifest["run"], "totals": manifest["totals"],
                "splits": {k: {"images": v["images"], "questions": v["questions"]}
                           for k, v in manifest["families"].items()}}
@@ -107,6 +117,7 @@ def add_demos_parser(datagen_subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="directory of .npz episode files")
     p.add_argument("--seed-start", type=non_negative_int, default=0,
                    help="first episode seed (default 0; evaluation uses 10000 on)")
+    add_executor_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=_datagen_demos)
@@ -119,7 +130,8 @@ def _datagen_demos(args: argparse.Namespace) -> int:
 
     make_task(args.task)  # fail fast, naming the known tasks
     summary = generate_demos(args.task, args.n, args.out, args.seed_start,
-                             progress=not (args.no_progress or args.json))
+                             progress=not (args.no_progress or args.json),
+                             executor=executor_of(args))
     if args.json:
         print(json.dumps({**summary, "made": len(summary["made"]),
                           "skipped": len(summary["skipped"])}, indent=2))

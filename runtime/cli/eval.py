@@ -29,8 +29,10 @@ from typing import TYPE_CHECKING
 
 from runtime.cli.args import (
     CliError,
+    add_executor_options,
     add_group,
     add_stack_options,
+    executor_of,
     non_negative_int,
     planner_options,
     positive_int,
@@ -78,7 +80,7 @@ def add_closed_loop_parser(esub: argparse._SubParsersAction) -> None:
                     help="none, dkprompt, dkprompt-grasp, hard or drop=0.2,... (default: the "
                          "suite's preset, else dkprompt)")
     add_stack_options(cl, planners=("offline", "llm", "openai", "react", "mcts"))
-    cl.add_argument("--workers", type=positive_int, default=1)
+    add_executor_options(cl)
     cl.add_argument("--out", type=Path, default=None,
                     help="results dir (default results/<suite>/<date>, or results/closed-loop)")
     cl.add_argument("--resume", action="store_true",
@@ -94,7 +96,7 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
     from ravens_env.situations import parse_situations
     from ravens_env.tasks import make_task
     from runtime.controller import MODES, SEED_MODES
-    from runtime.eval.closed_loop import EvalSpec
+    from runtime.eval.closed_loop import EvalSpec, check_llm_reach
     from runtime.eval.closed_loop_suites import (
         METHODS,
         STEP_METHODS,
@@ -128,12 +130,18 @@ def build_spec(args: argparse.Namespace) -> EvalSpec:
         suite.seed_start if suite else 1000)
     reference = {"reference": suite.reference, "reference_label": suite.reference_label,
                  "reference_episodes": suite.reference_episodes} if suite else {}
-    return EvalSpec(tasks, modes, episodes, seed_start, args.situations, args.actor,
+    spec = EvalSpec(tasks, modes, episodes, seed_start, args.situations, args.actor,
                     args.reasoner, planner=args.planner, planner_options=planner_options(args),
                     workers=args.workers, out_dir=out, suite=name,
                     paraphrases=args.paraphrases, resume=args.resume,
                     tool_switch=getattr(args, "tool_switch", False),
-                    preconditions=getattr(args, "preconditions", "none"), **reference)
+                    preconditions=getattr(args, "preconditions", "none"),
+                    executor=executor_of(args).kind, ray_address=args.ray_address, **reference)
+    try:
+        check_llm_reach(spec)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    return spec
 
 
 def _dated_dir(root: Path, resume: bool) -> Path:
@@ -307,6 +315,7 @@ def add_actor_parser(eval_subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--episodes", type=positive_int, default=20)
     p.add_argument("--seed-start", type=non_negative_int, default=10_000)
     p.add_argument("--device", default="cpu", help="torch device (cpu, cuda, cuda:1, ...)")
+    add_executor_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_eval_actor)
@@ -320,7 +329,8 @@ def _eval_actor(args: argparse.Namespace) -> int:
     make_task(args.task)
     try:
         result = eval_actor(args.checkpoint, args.task, args.episodes, args.seed_start,
-                            args.device, progress=not (args.no_progress or args.json))
+                            args.device, progress=not (args.no_progress or args.json),
+                            executor=executor_of(args))
     except FileNotFoundError as e:  # not a checkpoint: bad input, one line and exit 2
         raise ValueError(str(e)) from None
     print(json.dumps(result, indent=2) if args.json else format_eval(result))

@@ -84,9 +84,13 @@ def add_llm_parser(ssub: argparse._SubParsersAction) -> None:
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    """`codeplan serve llm [--model-path P] [--port N] [--threads N] [--parallel N] [--ctx N]`."""
+    """`codeplan serve llm [--model-path P] [--host H] [--port N] [--threads N] [--parallel N]
+    [--ctx N]`."""
     parser.add_argument("--model-path", default=None,
                         help="a GGUF file to serve instead of the packaged model")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 to serve the "
+                             "other nodes of a Ray cluster)")
     parser.add_argument("--port", type=port, default=0, help="0 (default): a free port")
     parser.add_argument("--threads", type=positive_int, default=1,
                         help="CPU threads (default 1: two collapse on a 2-core machine)")

@@ -13,10 +13,10 @@ import contextlib
 import json
 import os
 import shlex
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from common.executor import Executor, imap_unordered
 from common.stats import wilson_interval
 from runtime.eval.closed_loop_paraphrases import Paraphrase, load_paraphrases
 from runtime.eval.closed_loop_suites import resolve_method, uses_pg, uses_tools
@@ -31,6 +31,10 @@ LLM_COSTS = ("llm_calls", "prompt_tokens", "completion_tokens", "llm_s")
 _FLAGS = {"timeout_s": "--llm-timeout", "path": "--plan-file"}
 # Planners that run on the packaged local model: an evaluation shares one server among them.
 LOCAL_LLM_PLANNERS = {"llm", "react", "mcts"}
+LLM_ON_A_CLUSTER = (
+    "the packaged LLM's server listens on this machine only, so a Ray cluster's other nodes "
+    "cannot reach it: run `codeplan serve llm --host 0.0.0.0` on one node per node group (or "
+    "any OpenAI-compatible server) and pass --planner openai --base-url http://HOST:PORT/v1")
 STEP_PLANNERS = {"react", "mcts"}  # ConceptAgent's: on --planner openai they use its server
 _RUN_ONLY = {"server_url"}  # set by the evaluation itself for its workers: not a flag
 
@@ -56,6 +60,12 @@ class EvalSpec:
     resume: bool = False  # keep the finished episodes already in out_dir/episodes.jsonl
     tool_switch: bool = False  # `--tool-switch`: the grounded tools after two failures
     preconditions: str = "none"  # `--preconditions`: ConceptAgent's check before each put
+    executor: str = "local"  # `--executor`: local processes or Ray (common.executor)
+    ray_address: str | None = None  # `--ray-address`: a running Ray cluster
+
+    def runner(self) -> Executor:
+        """Where the episodes run (ValueError names a bad executor setting)."""
+        return Executor(self.executor, self.workers, self.ray_address)
 
 
 def _episode(args: tuple) -> dict:
@@ -156,7 +166,7 @@ def run_eval(spec: EvalSpec, progress: bool = True) -> dict:
         f.flush()
         with _shared_llm(spec) as job_spec:
             for episode in _map([(*job[:3], job_spec, *job[4:]) for job in todo],
-                                spec.workers, progress):
+                                spec.runner(), progress):
                 episodes.append(episode)
                 f.write(json.dumps(episode) + "\n")
                 f.flush()
@@ -218,13 +228,15 @@ def _shared_llm(spec: EvalSpec):
     """The spec the workers run: with `--planner llm` and several workers, one local server
     with a request slot per worker, started here and stopped at the end, whose URL the
     workers are given. Why: a server per worker loads the model once per worker (1.1 GB each)
-    and keeps a prompt cache each; one server batches the workers' requests."""
+    and keeps a prompt cache each; one server batches the workers' requests. A Ray run on
+    a local instance shares it too; on a cluster the server would be this node's alone, so
+    that is an error naming the way that works (a server per node, `--planner openai`)."""
     workers = min(spec.workers, os.cpu_count() or 1)
-    uses_llm = spec.planner != "openai" and bool(
-        LOCAL_LLM_PLANNERS & {resolve_method(m, spec.planner)[1] for m in spec.modes})
-    if not uses_llm or workers <= 1 or spec.planner_options.get("server_url"):
+    if not uses_local_llm(spec) or (workers <= 1 and spec.executor == "local") \
+            or spec.planner_options.get("server_url"):
         yield spec
         return
+    check_llm_reach(spec)
     from runtime.planners.local_llm import LocalLLMPlanner
 
     planner = LocalLLMPlanner(model_path=spec.planner_options.get("model_path"),
@@ -235,6 +247,18 @@ def _shared_llm(spec: EvalSpec):
                                              "server_url": planner.start()})
     finally:
         planner.close()
+
+
+def uses_local_llm(spec: EvalSpec) -> bool:
+    """Whether some column's planner runs on the packaged model (served on this machine)."""
+    return spec.planner != "openai" and bool(
+        LOCAL_LLM_PLANNERS & {resolve_method(m, spec.planner)[1] for m in spec.modes})
+
+
+def check_llm_reach(spec: EvalSpec) -> None:
+    """ValueError (LLM_ON_A_CLUSTER) for a run whose workers could not reach the local LLM."""
+    if spec.ray_address and uses_local_llm(spec):
+        raise ValueError(LLM_ON_A_CLUSTER)
 
 
 def eval_jobs(spec: EvalSpec) -> list[tuple]:
@@ -249,34 +273,29 @@ def eval_jobs(spec: EvalSpec) -> list[tuple]:
             for m in spec.modes]
 
 
-def _map(jobs: list, workers: int, progress: bool):
+def _map(jobs: list, executor: Executor, progress: bool):
     """Each job's episode record, as the episodes end (not in the jobs' order: a long episode
     must not hold back the records of those that ended after it started)."""
-    from concurrent.futures import as_completed
-
     from tqdm import tqdm
 
-    bar = tqdm(total=len(jobs), unit="ep", disable=not progress, desc="closed-loop")
-    if workers <= 1:
-        for job in jobs:
-            yield _episode(job)
+    # each worker's share of the cores for torch; a Ray task asks for one CPU
+    threads = 1 if executor.kind == "ray" else max(
+        1, (os.cpu_count() or 1) // min(executor.workers, os.cpu_count() or 1))
+    with tqdm(total=len(jobs), unit="ep", disable=not progress, desc="closed-loop") as bar:
+        for _, episode in imap_unordered(_episode, jobs, executor,
+                                         setup=_torch_threads if executor.parallel else None,
+                                         setup_args=(threads,)):
+            yield episode
             bar.update()
-    else:
-        n = min(workers, os.cpu_count() or 1)
-        with ProcessPoolExecutor(max_workers=n, initializer=_share_cores, initargs=(n,)) as pool:
-            for future in as_completed([pool.submit(_episode, job) for job in jobs]):
-                yield future.result()
-                bar.update()
-    bar.close()
 
 
-def _share_cores(workers: int) -> None:
+def _torch_threads(threads: int) -> None:
     """Give each worker process its share of the cores for torch (actor, reasoner). Why: with
     torch's default of one thread per core in every worker, OpenMP threads spin-wait for each
     other and an action took 6 s instead of 0.08 s with 2 workers on 2 cores."""
     import torch
 
-    torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
+    torch.set_num_threads(threads)
 
 
 def _cell(eps: list[dict]) -> dict:
@@ -328,6 +347,7 @@ def aggregate(spec: EvalSpec, episodes: list[dict]) -> dict:
             "situations": spec.situations, "actor": spec.actor, "reasoner": spec.reasoner,
             "planner": spec.planner, "planner_options": spec.planner_options,
             "rerun": rerun_command(spec, "TASK", "SEED", "MODE"),
+            "executor": spec.runner().describe(),
             "out_dir": str(spec.out_dir),
             "reference": {"label": spec.reference_label, "episodes": spec.reference_episodes,
                           "success_rate": spec.reference}}

@@ -37,7 +37,8 @@ def serve_command(args: argparse.Namespace) -> int:
         model = resolve_model(args.model_path)
         alias = Path(args.model_path).stem if args.model_path else DEFAULT_MODEL.alias
         server = LocalLLMServer(model, alias=alias, threads=args.threads, n_ctx=args.ctx,
-                                n_parallel=args.parallel, port=args.port)
+                                n_parallel=args.parallel, host=args.host,
+                                port=args.port)
         print(f"codeplan: loading {model} ...", file=sys.stderr, flush=True)
         with server:
             print(f"base URL: {server.base_url}\nmodel id: {server.model_id}", flush=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from common.executor import Executor, imap_unordered
 from common.stats import wilson_interval
 from ravens_env.agents.oracle import parse_step, step_holds
 from ravens_env.cliport.actor import CliportActor
@@ -72,15 +73,27 @@ def run_actor_episode(env: TabletopEnv, actor: CliportActor, task: str, seed: in
 
 def eval_actor(checkpoint: str | Path, task: str, episodes: int,
                seed_start: int = EVAL_SEED_START, device: str = "cpu",
-               progress: bool = True) -> dict:
-    """Success rate (95% Wilson interval) and per-step success of the actor on `task`."""
+               progress: bool = True, executor: Executor | None = None) -> dict:
+    """Success rate (95% Wilson interval) and per-step success of the actor on `task`, its
+    episodes run where `executor` says (default: here, one after another); each worker loads
+    the actor and opens the simulator once."""
     if episodes < 1:
         raise ValueError(f"--episodes must be at least 1, got {episodes}")
-    actor = CliportActor(checkpoint, device=device)
-    with TabletopEnv(task) as env:
-        seeds = range(seed_start, seed_start + episodes)
-        runs = [run_actor_episode(env, actor, task, s)
-                for s in tqdm(seeds, desc=f"eval {task}", disable=not progress, unit="ep")]
+    executor = executor or Executor()
+    if executor.parallel:  # a bad checkpoint fails here, as itself, before any worker starts
+        CliportActor(checkpoint, device=device)
+    seeds = list(range(seed_start, seed_start + episodes))
+    by_seed = {}
+    try:
+        with tqdm(total=episodes, desc=f"eval {task}", disable=not progress, unit="ep") as bar:
+            for i, run in imap_unordered(_actor_episode, seeds, executor, setup=_open_worker,
+                                         setup_args=(str(checkpoint), device, task)):
+                by_seed[seeds[i]] = run
+                bar.update()
+    finally:
+        if not executor.parallel:
+            _close_worker()
+    runs = [by_seed[s] for s in seeds]
     wins = sum(r["success"] for r in runs)
     steps = sum(r["steps"] for r in runs)
     held = sum(r["held"] for r in runs)
@@ -99,6 +112,24 @@ def eval_actor(checkpoint: str | Path, task: str, episodes: int,
             "step_outcomes": {o: counts[o] for o in OUTCOMES},
             "act_ms_p50": act_ms[len(act_ms) // 2] if act_ms else None,
             "device": device, "seed_start": seed_start, "runs": runs}
+
+
+_WORKER: dict = {}  # this process's actor and simulator (loaded once, used for every episode)
+
+
+def _open_worker(checkpoint: str, device: str, task: str) -> None:
+    _WORKER.update(actor=CliportActor(checkpoint, device=device), env=TabletopEnv(task),
+                   task=task)
+
+
+def _close_worker() -> None:
+    if "env" in _WORKER:
+        _WORKER.pop("env").close()
+    _WORKER.clear()
+
+
+def _actor_episode(seed: int) -> dict:
+    return run_actor_episode(_WORKER["env"], _WORKER["actor"], _WORKER["task"], seed)
 
 
 def format_eval(result: dict) -> str:

@@ -129,6 +129,23 @@ def test_the_methods_suite_runs_under_dkprompts_grasp_failures_by_default():
     assert build_spec(_parse("--task", "stack-blocks")).situations == "dkprompt"
 
 
+def test_executor_options_reach_the_spec_and_bad_ones_are_named():
+    spec = build_spec(_parse("--task", "stack-blocks", "--executor", "ray", "--workers", "2"))
+    assert spec.runner().describe() == "ray, local instance with 2 CPU(s)"
+    assert build_spec(_parse("--task", "stack-blocks")).runner().kind == "local"
+    with pytest.raises(CliError, match="--ray-address is for --executor ray"):
+        build_spec(_parse("--task", "stack-blocks", "--ray-address", "auto"))
+    # the packaged LLM's server is this machine's: a cluster's workers could not reach it
+    with pytest.raises(CliError, match="--planner openai --base-url"):
+        build_spec(_parse("--task", "stack-blocks", "--planner", "llm", "--executor", "ray",
+                          "--ray-address", "auto"))
+    with pytest.raises(CliError, match="--planner openai --base-url"):  # a method's own LLM
+        build_spec(_parse("--suite", "methods", "--executor", "ray", "--ray-address", "auto"))
+    offline = build_spec(_parse("--suite", "methods", "--modes", "dkprompt", "--executor", "ray",
+                                "--ray-address", "auto"))
+    assert offline.ray_address == "auto"
+
+
 def test_paper_mode_names_and_the_llm_planner_are_accepted():
     spec = build_spec(_parse("--task", "stack-blocks", "--modes", "Codeplan,+progress"))
     assert spec.modes == ["open-loop", "progress"] and spec.planner_options == {}
