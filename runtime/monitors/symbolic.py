@@ -126,9 +126,12 @@ class SymbolicMonitor(UnsureCut):
         if not self.check_eff:
             self._belief().set(pick, place, "expected effect (not checked)")
             return None
-        verdicts = self._judge(view, effects(pick, targets, source), pick)
+        # pick=None: after the put, a cup still holding the block is a missing effect (the
+        # exemption `_non_vision` makes for a precondition would hide a place that failed)
+        verdicts = self._judge(view, effects(pick, targets, source), None)
         verdicts = self._resolve(view, verdicts, pick, source)
-        if not any(v.failed and v.predicate.name in ("in", "on") for v in verdicts):
+        if view.holding() != pick and not any(v.failed and v.predicate.name in ("in", "on")
+                                              for v in verdicts):
             self._belief().set(pick, place, "effect observed")
         return self._conclude(view, "effects", pick, targets, verdicts)
 
@@ -154,7 +157,8 @@ class SymbolicMonitor(UnsureCut):
             self.belief = Belief()
         return self.belief
 
-    def _judge(self, view: View, predicates: list[Predicate], pick: str) -> list[Verdict]:
+    def _judge(self, view: View, predicates: list[Predicate], pick: str | None
+               ) -> list[Verdict]:
         """`judge`, and a cup still holding a block puts that block in the belief's gripper."""
         verdicts = judge(view, predicates, pick, self.unsure_below)
         held = view.holding()
@@ -200,7 +204,7 @@ class SymbolicMonitor(UnsureCut):
         self._belief().changes.clear()
 
 
-def judge(view: View, predicates: list[Predicate], pick: str,
+def judge(view: View, predicates: list[Predicate], pick: str | None,
           unsure_below: float = 0.0) -> list[Verdict]:
     """Each predicate's verdict: non-vision ones from the robot's state, vision ones asked in
     one reasoner call (an answer scored below `unsure_below` is unsure). Shared by DKPROMPT's
@@ -216,9 +220,10 @@ def judge(view: View, predicates: list[Predicate], pick: str,
     return [out[p] for p in predicates]
 
 
-def _non_vision(p: Predicate, held: str | None, pick: str) -> bool:
-    """handempty from robot state; a cup holding the block to be put counts as free for it
-    (the next place puts the held block down without a pick)."""
+def _non_vision(p: Predicate, held: str | None, pick: str | None) -> bool:
+    """handempty from robot state; before a put, a cup holding the block to be put counts as
+    free for it (the next place puts the held block down without a pick); `pick` None (an
+    effect) makes no exemption."""
     if p.name == "handempty":
         return held is None or held == pick
     if p.name == "holding":

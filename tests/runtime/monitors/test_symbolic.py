@@ -103,6 +103,24 @@ def test_the_cup_still_holding_another_block_is_read_from_robot_state():
                                               ["blue bowl"]) is None
 
 
+def test_a_place_the_cup_did_not_let_go_is_a_missing_effect_even_when_vision_is_unsure():
+    """DKPROMPT's place-held failure on the last put: the block is still on the cup, so the
+    reasoner cannot see it (unknown object, score 0: unsure). handempty, from the robot's own
+    state, is the effect that must fail; before the fix the precondition's exemption for the
+    block to be put hid it and the episode ended in a false "done"."""
+    unseen = "unknown object: no 'red block' in the scene"
+    fake = FakeView({"is the red block in the blue bowl?": A(unseen, 0.0)}, holding="red block")
+    monitor = SymbolicMonitor("dkprompt", unsure_below=0.05)
+    monitor.start(["red block"], [])
+    why = monitor.after(fake.view(), "red block", ["blue bowl"], None)
+    assert why is not None and "the suction cup still holds a block" in why
+    assert monitor.belief.where("red block") == HELD
+    # and an empty cup with the block seen in place is no failure
+    done = FakeView({"is the red block in the blue bowl?": A("yes")})
+    assert SymbolicMonitor("dkprompt").after(done.view(), "red block", ["blue bowl"],
+                                             None) is None
+
+
 def test_a_missing_effect_stops_and_the_block_is_looked_for():
     fake = FakeView({"is the red block in the blue bowl?": A("no"),
                      "what is below the red block?": A("table")})
