@@ -194,6 +194,18 @@ def spec_json(spec: object) -> dict:
     return {f.name: plain(getattr(spec, f.name)) for f in dataclasses.fields(spec)}
 
 
+def make_accelerator() -> Accelerator:
+    """The run's Accelerator. Why not a bare `Accelerator()`: started as one of several
+    processes (`torchrun --nproc_per_node N`, `accelerate launch --multi_gpu`) on a machine
+    with no GPU, accelerate sets up no process group unless told it runs on the CPU, and each
+    process would train alone into the same directory; told so, it joins the processes over
+    gloo (data parallel, gradients averaged) as it joins GPUs over NCCL."""
+    import os
+
+    several = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    return Accelerator(cpu=several and not torch.cuda.is_available())
+
+
 def device_name(accelerator: Accelerator) -> str:
     """'cpu', or the GPU's name (e.g. 'cuda: NVIDIA H100 80GB HBM3')."""
     device = accelerator.device

@@ -120,6 +120,31 @@ def create_app(reasoner: Reasoner, *, max_batch_images: int = 16, max_wait_ms: f
     return app
 
 
+# `codeplan serve vrs --workers N`: each uvicorn worker process builds its app from these (a
+# factory by import string is how uvicorn starts several workers; the model cannot be passed).
+ENV_PREFIX = "CODEPLAN_VRS_"
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker of a multi-process service: the reasoner named by
+    $CODEPLAN_VRS_MODEL on $CODEPLAN_VRS_DEVICE, batching by $CODEPLAN_VRS_MAX_BATCH and
+    $CODEPLAN_VRS_MAX_WAIT_MS, with $CODEPLAN_VRS_THREADS torch threads (the worker's share
+    of the cores: without it every worker would start one thread per core)."""
+    import os
+
+    import torch
+
+    from vrs.loading import load_reasoner
+
+    env = {k.removeprefix(ENV_PREFIX).lower(): v for k, v in os.environ.items()
+           if k.startswith(ENV_PREFIX)}
+    if env.get("threads"):
+        torch.set_num_threads(int(env["threads"]))
+    reasoner = load_reasoner(env.get("model", "default"), env.get("device", "cpu"))
+    return create_app(reasoner, max_batch_images=int(env.get("max_batch", 16)),
+                      max_wait_ms=float(env.get("max_wait_ms", 5)))
+
+
 _ERRORS = {code: {"model": ErrorResponse, "description": text} for code, text in (
     (400, "the body cannot be read: bad JSON, multipart, base64 or image bytes"),
     (413, "the body or the image is larger than the service accepts"),

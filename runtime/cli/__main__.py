@@ -1,4 +1,5 @@
-"""`python -m runtime.cli ...`: the `codeplan` console script without installing it."""
+"""`python -m runtime.cli ...` is `codeplan ...` (for launchers that take a module, such as
+`accelerate launch -m runtime.cli train detector ...`)."""
 
 import sys
 

@@ -1,4 +1,5 @@
-"""`codeplan bench env|sandbox|vqa`: how fast the simulator, the sandbox and a reasoner are.
+"""`codeplan bench env|sandbox|vqa|service`: how fast the simulator, the sandbox, a reasoner
+and the reasoning service (with more worker processes) are.
 
 Why one verb: each prints figures (medians with intervals, p90, throughput) rather than rates,
 so a change that slows a part down shows side by side with the figures from before.
@@ -20,6 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_env_parser(bsub)
     add_sandbox_parser(bsub)
     add_vqa_parser(bsub)
+    add_service_parser(bsub)
 
 
 def add_env_parser(bsub: argparse._SubParsersAction) -> None:
@@ -56,6 +58,39 @@ def add_vqa_parser(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=positive_int, default=None, help="torch threads")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_bench_vqa)
+
+
+def add_service_parser(bsub: argparse._SubParsersAction) -> None:
+    """Add `service` to the `bench` group: `serve vrs` throughput by worker processes."""
+    p = bsub.add_parser("service", help="`serve vrs` throughput and latency with 1, 2, ... "
+                                        "worker processes under concurrent clients")
+    p.add_argument("--model", default="default", help="checkpoint dir or shipped name")
+    p.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
+    p.add_argument("--clients", type=positive_int, default=8, help="concurrent clients")
+    p.add_argument("--requests", type=positive_int, default=200,
+                   help="requests per worker count, the first --warmup untimed (default 200)")
+    p.add_argument("--warmup", type=non_negative_int, default=16)
+    p.add_argument("--questions", type=positive_int, default=4, help="questions per request")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_bench_service)
+
+
+def _bench_service(args: argparse.Namespace) -> int:
+    """Start the service with each worker count in turn and load it; print the table."""
+    from runtime.cli.args import CliError
+    from runtime.eval.bench_service import bench_service, format_service
+
+    try:
+        workers = tuple(int(w) for w in args.workers.split(",") if w.strip())
+    except ValueError:
+        raise CliError(f"--workers must be comma-separated integers, got {args.workers!r}") \
+            from None
+    if not workers or min(workers) < 1:
+        raise CliError(f"--workers must name counts >= 1, got {args.workers!r}")
+    result = bench_service(args.model, workers, args.clients, args.requests, args.warmup,
+                           questions=args.questions)
+    print(json.dumps(result, indent=2) if args.json else format_service(result))
+    return 0
 
 
 def _bench_env(args: argparse.Namespace) -> int:

@@ -44,20 +44,46 @@ def add_vrs_parser(ssub: argparse._SubParsersAction) -> None:
                      help="most images per forward pass (default 16)")
     vrs.add_argument("--max-wait-ms", type=non_negative_float, default=5.0, metavar="MS",
                      help="longest wait for more requests to batch (default 5)")
+    vrs.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                     help="server processes behind the one address, each with its own model "
+                          "and its share of the cores (default 1; see `codeplan bench "
+                          "service` for what more buy on this machine)")
     vrs.add_argument("--log-level", default="info",
                      choices=("critical", "error", "warning", "info", "debug"))
     vrs.set_defaults(handler=_serve_vrs)
 
 
 def _serve_vrs(args: argparse.Namespace) -> int:
-    """Load the reasoner, then serve until Ctrl-C (uvicorn handles the signal)."""
+    """Load the reasoner, then serve until Ctrl-C (uvicorn handles the signal). With
+    --workers N, uvicorn runs N processes on the one port, each building its app (and
+    loading its model) from the environment (`vrs.service.app_from_env`)."""
     from vrs.loading import load_reasoner
 
-    reasoner = load_reasoner(args.model, args.device)
+    reasoner = load_reasoner(args.model, args.device)  # a bad model fails here, once
+    if args.workers > 1:
+        return _serve_vrs_workers(args, reasoner.name)
     server = build_server(args, reasoner)
     print(f"codeplan: serving {reasoner.name} on http://{args.host}:{args.port} "
           f"(docs at /docs)", file=sys.stderr)
     server.run()
+    return 0
+
+
+def _serve_vrs_workers(args: argparse.Namespace, name: str) -> int:
+    import os
+
+    import uvicorn
+
+    from vrs.service import ENV_PREFIX
+
+    threads = max(1, (os.cpu_count() or 1) // args.workers)
+    os.environ.update({f"{ENV_PREFIX}{k}": str(v) for k, v in (
+        ("MODEL", args.model), ("DEVICE", args.device), ("MAX_BATCH", args.max_batch),
+        ("MAX_WAIT_MS", args.max_wait_ms), ("THREADS", threads))})
+    print(f"codeplan: serving {name} on http://{args.host}:{args.port} with {args.workers} "
+          f"worker processes, {threads} torch thread(s) each (docs at /docs)", file=sys.stderr)
+    uvicorn.run("vrs.service:app_from_env", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level=args.log_level, lifespan="on")
     return 0
 
 

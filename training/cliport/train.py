@@ -21,7 +21,6 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from accelerate import Accelerator
 from accelerate.utils import set_seed
 from torch.utils.data import DataLoader, RandomSampler
 
@@ -37,7 +36,7 @@ from ravens_env.cliport.language import (
 from ravens_env.cliport.policy import CliportModel, count_parameters
 from ravens_env.cliport.transport import downsample, to_low_res
 from training.cliport.data import DemoDataset
-from training.loop import Loop, device_name, export, run_loop, spec_json
+from training.loop import Loop, device_name, export, make_accelerator, run_loop, spec_json
 from training.schedules import cosine_with_warmup
 from training.state import checkpoint_to_resume, load_training_state
 
@@ -202,7 +201,7 @@ def train_cliport(spec: TrainCliportSpec) -> dict:
 def _setup(spec: TrainCliportSpec) -> tuple[Loop, DemoDataset, Path | None]:
     """Accelerator, seed, config, data, model, AdamW and schedule, prepared, in the order that
     fixes what a seed gives; returns the loop to run, the demos and the checkpoint to resume."""
-    accelerator = Accelerator()
+    accelerator = make_accelerator()
     set_seed(spec.seed)
     config, ckpt = resolve_config(spec)
     if spec.color_match_weight and not config.color_match_dim:

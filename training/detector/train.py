@@ -32,7 +32,7 @@ from accelerate.utils import set_seed
 from training.detector.data import SceneImages
 from training.detector.eval import detection_metrics
 from training.detector.loss import detector_losses
-from training.loop import Loop, export, run_loop
+from training.loop import Loop, export, make_accelerator, run_loop
 from training.ofa.data import parse_mix
 from training.schedules import cosine_with_warmup
 from training.state import STATE_FILE, checkpoint_to_resume, checkpoints_dir, load_training_state
@@ -101,7 +101,7 @@ def train_detector(spec: TrainDetectorSpec) -> dict:
     Path(spec.out).mkdir(parents=True, exist_ok=True)
     train = SceneImages(spec.data, config, limit=spec.limit)
     val = SceneImages(spec.val, config, limit=spec.limit) if spec.val else None
-    accelerator = Accelerator()
+    accelerator = make_accelerator()
     set_seed(spec.seed)
     model = DetectorNet(config)
     if spec.init is not None and ckpt is None:

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 from accelerate import Accelerator
 from accelerate.utils import set_seed
 
-from training.loop import Loop, export, run_loop, spec_json
+from training.loop import Loop, export, make_accelerator, run_loop, spec_json
 from training.ofa.data import (
     IGNORE,
     MixtureSampler,
@@ -222,7 +222,7 @@ class Run:
 def _setup(spec: TrainOfaSpec) -> Run:
     out = Path(spec.out)
     out.mkdir(parents=True, exist_ok=True)
-    accelerator = Accelerator()
+    accelerator = make_accelerator()
     set_seed(spec.seed)
     ckpt = checkpoint_to_resume(out, spec.resume)
     model, tokenizer = build_model(spec, ckpt)

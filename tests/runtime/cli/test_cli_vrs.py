@@ -271,3 +271,41 @@ def test_bad_serve_numbers_exit_2(bad, capsys):
     with pytest.raises(SystemExit) as exit_info:
         parser.parse_args(["serve", "vrs", *bad])
     assert exit_info.value.code == 2
+
+
+def test_a_worker_of_a_multi_process_service_builds_its_app_from_the_environment(monkeypatch):
+    """`serve vrs --workers N`: uvicorn starts each worker from an import string, so the
+    options travel in the environment; a worker gets the model, batching and its threads."""
+    import torch
+
+    from vrs.service import app_from_env
+
+    threads = torch.get_num_threads()
+    monkeypatch.setenv("CODEPLAN_VRS_MODEL", "detector")
+    monkeypatch.setenv("CODEPLAN_VRS_MAX_BATCH", "3")
+    monkeypatch.setenv("CODEPLAN_VRS_MAX_WAIT_MS", "7")
+    monkeypatch.setenv("CODEPLAN_VRS_THREADS", "1")
+    try:
+        app = app_from_env()
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
+    assert (app.state.batcher.max_batch_images, app.state.batcher.max_wait_s) == (3, 0.007)
+    assert app.state.batcher.reasoner.name.startswith("detector")
+
+
+@pytest.mark.slow
+def test_two_service_workers_answer_behind_one_address():
+    from runtime.eval.bench_service import bench_service
+
+    result = bench_service("default", workers=(2,), clients=2, requests=6, warmup=2, images=3)
+    (row,) = result["rows"]
+    assert row["workers"] == 2 and row["requests_per_s"] > 0 and row["latency_ms_p50"] > 0
+
+
+def test_bench_service_refuses_bad_worker_counts(capsys):
+    from runtime.cli import main
+
+    assert main(["bench", "service", "--workers", "0,2"]) == 2
+    assert "--workers must name counts >= 1" in capsys.readouterr().err
+    assert main(["bench", "service", "--workers", "one"]) == 2
