@@ -203,7 +203,13 @@ def make_accelerator() -> Accelerator:
     import os
 
     several = int(os.environ.get("WORLD_SIZE", "1")) > 1
-    return Accelerator(cpu=several and not torch.cuda.is_available())
+    on_cpu = several and not torch.cuda.is_available()
+    if on_cpu and "OMP_NUM_THREADS" not in os.environ:
+        # each process its share of this node's cores: with torch's default (one thread per
+        # core in every process) their OpenMP threads spin-wait for each other
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", os.environ["WORLD_SIZE"]))
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // local))
+    return Accelerator(cpu=on_cpu)
 
 
 def device_name(accelerator: Accelerator) -> str:

@@ -110,9 +110,9 @@ def _train_cliport(args: argparse.Namespace) -> int:
     except FileNotFoundError as e:  # no demos: bad input, one line and exit 2
         raise ValueError(str(e)) from None
     if args.json:
-        print(json.dumps(summary, indent=2))
+        _say(json.dumps(summary, indent=2))
     else:
-        print(f"trained {summary['preset']} actor ({summary['parameters']:,} parameters) to "
+        _say(f"trained {summary['preset']} actor ({summary['parameters']:,} parameters) to "
               f"step {summary['steps']} (from {summary['start_step']}) in "
               f"{summary['seconds']:.1f} s, {summary['steps_per_s']:.2f} steps/s; final loss "
               f"{summary.get('final_loss', float('nan')):.3f}; model: {args.out}/model.safetensors")
@@ -168,7 +168,7 @@ def _train_detector(args: argparse.Namespace) -> int:
         eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
         init=args.init, levels=args.levels, level_heat=args.level_heat,
         mix=args.mix, progress=not args.no_progress)
-    print(json.dumps(train_detector(spec), indent=2))
+    _say(json.dumps(train_detector(spec), indent=2))
     return 0
 
 
@@ -255,13 +255,22 @@ def _train_ofa(args: argparse.Namespace) -> int:
 
     summary = train_ofa(ofa_spec_from_args(args))
     if args.json:
-        print(json.dumps(summary, indent=2))
+        _say(json.dumps(summary, indent=2))
         return 0
     last = summary.get("last_eval") or {}
     acc = last.get("accuracy")
-    print(f"trained {summary['preset']} VQA model ({summary['parameters']['total']:,} "
+    _say(f"trained {summary['preset']} VQA model ({summary['parameters']['total']:,} "
           f"parameters) to step {summary['step']} (from {summary['start_step']}), "
           f"{summary['samples']:,} samples, {summary['samples_per_s']:.1f} samples/s; "
           f"held-out accuracy {acc if acc is not None else 'n/a'}; "
           f"curve: {args.out}/curve.jsonl; model: {summary['model']}")
     return 0
+
+
+def _say(text: str) -> None:
+    """Print a run's summary once: under `accelerate launch` / `torchrun` every process ends
+    with the same summary, and only the first (RANK 0) speaks for the run."""
+    import os
+
+    if os.environ.get("RANK", "0") == "0":
+        print(text)

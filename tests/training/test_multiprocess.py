@@ -46,7 +46,7 @@ def _argv(family: str, out: Path, steps: int, vqa: Path, demos: Path) -> list[st
                 "2", *common]
     if family == "ofa":
         return ["ofa", "--data", str(vqa), "--preset", "tiny", "--batch-size", "4",
-                "--save-every", "2", "--eval-every", "0", *common]
+                "--save-every", "2", "--eval-every", "2", "--eval-questions", "8", *common]
     return ["cliport", "--demos", str(demos), "--batch-size", "2", "--checkpoint-every", "2",
             "--language", "hash", "--workers", "0", *common]
 

@@ -164,12 +164,22 @@ def resolve_config(spec: TrainCliportSpec) -> tuple[CliportConfig, Path | None]:
 
 def _batches(loader: DataLoader) -> Iterator[dict[str, torch.Tensor]]:
     while True:  # the sampler draws with replacement; an "epoch" is only a refill
-        yield from loader
+        empty = True
+        for batch in loader:
+            empty = False
+            yield batch
+        if empty:  # a refill that gives nothing would spin for ever
+            raise RuntimeError("the demo loader yields no batch: fewer samples per process "
+                               "than --batch-size")
 
 
-def _make_loader(dataset: DemoDataset, spec: TrainCliportSpec) -> DataLoader:
+def _make_loader(dataset: DemoDataset, spec: TrainCliportSpec, processes: int = 1
+                 ) -> DataLoader:
+    """Draws with replacement, at least one batch per process per refill: accelerate splits
+    the sampler's draws among the processes, and with fewer than a batch each (`drop_last`)
+    a process would get none."""
     sampler = RandomSampler(dataset, replacement=True,
-                            num_samples=max(len(dataset), spec.batch_size))
+                            num_samples=max(len(dataset), spec.batch_size * processes))
     return DataLoader(dataset, batch_size=spec.batch_size, sampler=sampler, drop_last=True,
                       num_workers=spec.workers, persistent_workers=spec.workers > 0)
 
@@ -215,7 +225,7 @@ def _setup(spec: TrainCliportSpec) -> tuple[Loop, DemoDataset, Path | None]:
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: cosine_with_warmup(
         s, spec.warmup, spec.steps, spec.min_lr_ratio))
     model, optimizer, scheduler, loader = accelerator.prepare(
-        model, optimizer, scheduler, _make_loader(dataset, spec))
+        model, optimizer, scheduler, _make_loader(dataset, spec, accelerator.num_processes))
     batches = _batches(loader)
     loop = Loop(accelerator, model, optimizer, scheduler, Path(spec.out), spec.steps, config,
                 compute_losses=lambda step: actor_losses(

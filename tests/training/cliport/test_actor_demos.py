@@ -51,6 +51,23 @@ def test_demos_are_deterministic_and_resume_by_redoing_only_what_is_missing(tmp_
     assert np.array_equal(redone["color"], original["color"])
 
 
+def test_two_worker_processes_write_the_episodes_one_process_writes(tmp_path):
+    """`datagen demos --workers 2`: each worker opens its simulator once and an episode
+    depends on its seed alone, so the files are the same as from one process."""
+    from common.executor import Executor
+
+    one = generate_demos("put-block-in-bowl", 3, tmp_path / "one", seed_start=2,
+                         progress=False)
+    two = generate_demos("put-block-in-bowl", 3, tmp_path / "two", seed_start=2,
+                         progress=False, executor=Executor("local", 2))
+    assert one["made"] == two["made"] == [2, 3, 4] and one["steps"] == two["steps"]
+    assert two["executor"] == "local, 2 process(es)"
+    for seed in (2, 3, 4):
+        (a, meta_a), (b, meta_b) = (load_episode(episode_path(tmp_path / d, "put-block-in-bowl",
+                                                              seed)) for d in ("one", "two"))
+        assert meta_a == meta_b and all(np.array_equal(a[k], b[k]) for k in a)
+
+
 def _datagen_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeplan")
     datagen = parser.add_subparsers().add_parser("datagen")
