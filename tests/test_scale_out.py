@@ -132,6 +132,9 @@ def test_eval_actor_on_ray_has_the_local_episodes():
     checkpoint = find("cliport-cpu")
     local = eval_actor(checkpoint, "put-block-in-bowl", 3, progress=False)
     ray = eval_actor(checkpoint, "put-block-in-bowl", 3, progress=False, executor=RAY)
+    two = eval_actor(checkpoint, "put-block-in-bowl", 3, progress=False,
+                     executor=Executor("local", 2))  # spawned processes
     strip = [{k: v for k, v in r.items() if k != "act_ms"} for r in local["runs"]]
-    assert [{k: v for k, v in r.items() if k != "act_ms"} for r in ray["runs"]] == strip
-    assert ray["success_rate"] == local["success_rate"]
+    for other in (ray, two):
+        assert [{k: v for k, v in r.items() if k != "act_ms"} for r in other["runs"]] == strip
+        assert other["success_rate"] == local["success_rate"]

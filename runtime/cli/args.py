@@ -174,11 +174,16 @@ def add_executor_options(parser: argparse.ArgumentParser, workers: bool = True) 
                              "ray://HOST:10001); default: start a local instance")
 
 
-def executor_of(args: argparse.Namespace) -> Executor:
-    """The common.executor.Executor of the parsed options (CliError names a bad one)."""
-    from common.executor import Executor
+def executor_of(args: argparse.Namespace, workers: int | None = None) -> Executor:
+    """The common.executor.Executor of the parsed options (`workers` instead of --workers);
+    CliError names a bad one, and Ray missing for --executor ray, before any work starts."""
+    from common.executor import Executor, import_ray
 
     try:
-        return Executor(args.executor, args.workers, args.ray_address)
-    except ValueError as e:
+        executor = Executor(args.executor, args.workers if workers is None else workers,
+                            args.ray_address)
+        if executor.kind == "ray":
+            import_ray()
+    except (ValueError, ImportError) as e:
         raise CliError(str(e)) from None
+    return executor

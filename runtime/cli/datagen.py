@@ -78,10 +78,9 @@ def _datagen_vqa(args: argparse.Namespace) -> int:
     numbers = {name: _integer(name, getattr(args, name.replace("-", "_")))
                for name in ("images-per-split", "questions-per-image", "shard-size", "workers",
                             "seed-offset")}
-    from common.executor import Executor
     from datagen import generate
 
-    executor = Executor(args.executor, max(1, numbers["workers"]), args.ray_address)
+    executor = executor_of(args, workers=max(1, numbers["workers"]))
     manifest = generate(args.out, splits, numbers["images-per-split"],
                         numbers["questions-per-image"], numbers["shard-size"], numbers["workers"],
                         numbers["seed-offset"], args.renderer, args.variant,

@@ -76,10 +76,15 @@ def test_bad_settings_are_named():
     assert Executor("ray", 2, "auto").describe() == "ray at auto"
 
 
-def test_without_ray_installed_the_error_says_how_to_install_it(monkeypatch):
+def test_without_ray_installed_the_error_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[scale\]'"):
         list(imap_unordered(_square, [1], Executor("ray", 2)))
+    from runtime.cli import main  # the command says so in one line, before any work
+
+    assert main(["datagen", "demos", "--task", "put-block-in-bowl", "--n", "1", "--out",
+                 "/nonexistent/never-written", "--executor", "ray"]) == 2
+    assert "pip install -e '.[scale]'" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")

@@ -86,8 +86,11 @@ def eval_actor(checkpoint: str | Path, task: str, episodes: int,
     by_seed = {}
     try:
         with tqdm(total=episodes, desc=f"eval {task}", disable=not progress, unit="ep") as bar:
+            # spawn: the driver has loaded the actor (torch) above, and a fork of a process
+            # whose OpenMP threads ran can hang in the child
             for i, run in imap_unordered(_actor_episode, seeds, executor, setup=_open_worker,
-                                         setup_args=(str(checkpoint), device, task)):
+                                         setup_args=(str(checkpoint), device, task),
+                                         mp_context="spawn"):
                 by_seed[seeds[i]] = run
                 bar.update()
     finally:
