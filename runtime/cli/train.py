@@ -191,7 +191,7 @@ def add_ofa_parser(tsub: argparse._SubParsersAction) -> None:
                         "--holdout of the training images)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="run dir: checkpoints/, curve.jsonl, train_log.jsonl, model/")
-    p.add_argument("--preset", default="tiny", help="tiny (CPU) | base (OFA-base, GPU)")
+    p.add_argument("--preset", default="tiny", help="tiny (CPU) | detector (multi-task, detector stem) | base (OFA-base, GPU)")
     p.add_argument("--steps", type=positive_int, required=True, help="optimizer steps in total")
     p.add_argument("--batch-size", type=positive_int, default=64, help="questions per step")
     p.add_argument("--questions-per-image", type=positive_int, default=8, metavar="K",
@@ -205,6 +205,13 @@ def add_ofa_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--init", default=None, metavar="CHECKPOINT",
                    help="start from this checkpoint directory (fine-tuning; its config and "
                         "tokenizer are used, --preset is ignored)")
+    p.add_argument("--tasks", default="vqa", metavar="TASK[,TASK]",
+                   help="what to train on: vqa (default) and/or the multi-task stage's detect, "
+                        "ground, region, count, list; 'pretrain' = all five (OFA's recipe: "
+                        "pretrain, then --init RUN/model --tasks vqa)")
+    p.add_argument("--stem-init", default=None, metavar="DETECTOR",
+                   help="start a --preset detector model's image stem from this detector "
+                        "checkpoint (e.g. checkpoints/detector-tiny)")
     p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     p.add_argument("--eval-every", type=positive_int, default=1000, metavar="N")
     p.add_argument("--eval-questions", type=non_negative_int, default=2000, metavar="N",
@@ -242,6 +249,8 @@ def ofa_spec_from_args(args: argparse.Namespace) -> TrainOfaSpec:
         questions_per_image=args.questions_per_image, lr=args.lr, warmup=args.warmup,
         weight_decay=args.weight_decay, freeze_encoder=args.freeze_encoder,
         init=_existing_dir(args.init, "--init") if args.init else None, resume=args.resume,
+        tasks=args.tasks,
+        stem_init=_existing_dir(args.stem_init, "--stem-init") if args.stem_init else None,
         eval_every=args.eval_every, eval_questions=args.eval_questions, holdout=args.holdout,
         save_every=args.save_every, seed=args.seed, threads=args.threads,
         progress=not (args.no_progress or args.json))

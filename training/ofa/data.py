@@ -11,6 +11,13 @@ exactly the batches the uninterrupted run would have drawn, with no sampler stat
 
 Held-out images for the learning curve come from `--val` or, without one, from the training
 data itself: images whose crc32(image_id) falls in the holdout share leave training entirely.
+
+Two readers, the same rows: a datagen output's `hf/` DatasetDict, or its CLEVR files
+(`<split>/questions.json`, `scenes.json`, `images/`), which need no `datasets` package (a GPU
+machine may lack it) and carry the scenes the multi-task stage's rows (`training.ofa.tasks`)
+are made from; a row's `task` is "vqa" or that task's name. Decoded images are kept per image
+at the model's input size (`SplitData.tensor`): each PNG is decoded once per run, not once per
+batch.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from vrs.ofa.model import images_to_tensor
 from vrs.ofa.reasoner import pad_batch
 from vrs.ofa.tokenizer import QuestionTokenizer
 
+VQA = "vqa"  # the task of a VQA question row (the multi-task rows name theirs)
+
 IGNORE = -100  # cross-entropy target of padding positions
 
 
@@ -46,9 +55,16 @@ def hf_root(path: str | Path) -> Path:
                      "directory or its hf/ DatasetDict")
 
 
+def clevr_splits(path: str | Path) -> list[str]:
+    """Split names of a datagen output's CLEVR files (dirs holding questions.json), sorted."""
+    return sorted(p.parent.name for p in Path(path).glob("*/questions.json"))
+
+
 def dataset_splits(path: str | Path) -> list[str]:
-    """Split names of a dataset directory, read from dataset_dict.json (cheap, no arrow)."""
-    return list(json.loads((hf_root(path) / "dataset_dict.json").read_text())["splits"])
+    """Split names of a dataset directory: its CLEVR files' or, without them, dataset_dict.json's
+    (cheap: no image is read)."""
+    return clevr_splits(path) or list(
+        json.loads((hf_root(path) / "dataset_dict.json").read_text())["splits"])
 
 
 def parse_mix(text: str | None, known: Sequence[str]) -> dict[str, float]:
@@ -90,6 +106,10 @@ class SplitData:
     question_ids: list[list[int]] = field(default_factory=list)
     answer_ids: list[list[int]] = field(default_factory=list)
     images: list[list[int]] = field(default_factory=list)  # row indices of each image
+    task: list[str] = field(default_factory=list)  # VQA or a multi-task row's task
+    pngs: list[bytes] = field(default_factory=list)  # CLEVR reader: PNG bytes per image
+    row_png: list[int] = field(default_factory=list)  # CLEVR reader: row -> its image's PNG
+    decoded: dict = field(default_factory=dict)  # (first row, h, w) -> (3, h, w) uint8
 
     def add(self, dataset: object, tokenizer: QuestionTokenizer) -> None:
         """Append every row of one HF Dataset (of this split)."""
@@ -109,11 +129,66 @@ class SplitData:
         for offset, image_id in enumerate(cols["image_id"]):
             groups.setdefault(image_id, []).append(start + offset)
         self.images += list(groups.values())
+        self.task += [VQA] * len(cols["question"])
+
+    def add_clevr(self, split_dir: Path, tokenizer: QuestionTokenizer, tasks: Sequence[str],
+                  bins: int) -> None:
+        """Append one split of a datagen output's CLEVR files: its VQA questions (when "vqa"
+        is in `tasks`) and the multi-task rows of its scenes (the other `tasks`)."""
+        from training.ofa.tasks import scene_tasks
+
+        scenes = json.loads((split_dir / "scenes.json").read_text())["scenes"]
+        vqa = (json.loads((split_dir / "questions.json").read_text())["questions"]
+               if VQA in tasks else [])
+        by_image: dict[int, list[dict]] = {}
+        for q in vqa:
+            by_image.setdefault(q["image_index"], []).append(q)
+        for scene in scenes:
+            png = (split_dir / "images" / scene["image_filename"]).read_bytes()
+            width, height = Image.open(io.BytesIO(png)).size
+            mine = [(VQA, q["question"], q["answer"], q["answer_type"], q["template"])
+                    for q in by_image.get(scene["image_index"], [])]
+            mine += [(r.task, r.prompt, r.target, r.task, r.task)
+                     for r in (scene_tasks(scene, width, height, bins) if set(tasks) - {VQA}
+                               else []) if r.task in tasks]
+            if not mine:
+                continue
+            start = len(self.question)
+            self.pngs.append(png)
+            for task, prompt, target, kind, template in mine:
+                self.image_id.append(scene["image_id"])
+                self.question.append(prompt)
+                self.answer.append(target)
+                self.answer_type.append(kind)
+                self.template.append(template)
+                self.task.append(task)
+                self.row_png.append(len(self.pngs) - 1)
+            self.images.append(list(range(start, len(self.question))))
+        new = self.question[len(self.question_ids):]
+        self.question_ids += tokenizer.encode_questions(new)
+        self.answer_ids += [tokenizer.encode_answer(a) for a in
+                            self.answer[len(self.answer_ids):]]
 
     def image(self, k: int) -> Image.Image:
         """The PIL image of image group `k` (decoded from its PNG bytes)."""
-        dataset, row = self.source[self.images[k][0]]
+        first = self.images[k][0]
+        if self.pngs:
+            return Image.open(io.BytesIO(self.pngs[self.row_png[first]]))
+        dataset, row = self.source[first]
         return Image.open(io.BytesIO(self.datasets[dataset][row]["image"]["bytes"]))
+
+    def tensor(self, k: int, config: OfaConfig) -> torch.Tensor:
+        """Image group `k` as (3, h, w) uint8 at the model's input size, decoded once and kept
+        (subsets share the store: they share rows)."""
+        key = (self.images[k][0], config.image_height, config.image_width)
+        if key not in self.decoded:
+            self.decoded[key] = images_to_tensor([self.image(k)], config)[0]
+        return self.decoded[key]
+
+    def rows_of(self, task: str) -> SplitData:
+        """The same images with only the rows of `task` (images left without any dropped)."""
+        groups = [[r for r in g if self.task[r] == task] for g in self.images]
+        return SplitData(**{**vars(self), "images": [g for g in groups if g]})
 
     def subset(self, keep: Sequence[int]) -> SplitData:
         """The same rows, only the image groups `keep` (rows are shared, not copied)."""
@@ -126,13 +201,28 @@ class SplitData:
 
 
 def load_splits(dirs: Sequence[str | Path], tokenizer: QuestionTokenizer,
-                names: Sequence[str] | None = None) -> dict[str, SplitData]:
+                names: Sequence[str] | None = None, tasks: Sequence[str] = (VQA,)
+                ) -> dict[str, SplitData]:
     """Splits of one or more dataset dirs (a split present in several is concatenated),
-    optionally only `names`."""
-    from datasets import load_from_disk
-
+    optionally only `names`, with the rows of `tasks` ("vqa" and/or `training.ofa.tasks`
+    names: those need the CLEVR files and a tokenizer with location tokens)."""
     splits: dict[str, SplitData] = {}
+    other = sorted(set(tasks) - {VQA})
+    if other and not tokenizer.location_bins:
+        raise ValueError(f"tasks {other} need a tokenizer with location tokens")
     for d in dirs:
+        clevr = clevr_splits(d)
+        if not clevr and other:
+            raise ValueError(f"{d}: tasks {other} need the CLEVR files (<split>/scenes.json) "
+                             "of a `codeplan datagen vqa` output")
+        for name in clevr:
+            if names is None or name in names:
+                splits.setdefault(name, SplitData(name)).add_clevr(
+                    Path(d) / name, tokenizer, tasks, tokenizer.location_bins)
+        if clevr:
+            continue
+        from datasets import load_from_disk
+
         data = load_from_disk(str(hf_root(d)))
         for name in data:
             if names is None or name in names:
@@ -195,7 +285,7 @@ def collate(picks: list[Pick], config: OfaConfig, pad_id: int, bos_id: int, eos_
     """Tensors for one teacher-forced step: images (I, 3, h, w) uint8, image_index (B,),
     questions (B, L), answer_in (B, T) = BOS + answer, answer_out (B, T) = answer + EOS with
     IGNORE on padding."""
-    images = images_to_tensor([p.split.image(p.image) for p in picks], config)
+    images = torch.stack([p.split.tensor(p.image, config) for p in picks])
     index, questions, answers = [], [], []
     limit = config.max_question_tokens
     for i, p in enumerate(picks):

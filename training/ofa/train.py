@@ -17,6 +17,12 @@ Why these choices:
     schedule, RNG states and the counters (written under a temporary name, then renamed; see
     `training.state`); `--resume` continues from the latest, and since batches are a
     function of the step, the resumed run sees the batches the uninterrupted one would have.
+  - Multi-task stage (OFA's recipe at this scale): `--tasks pretrain` trains on detection,
+    grounding, region description, counts and object lists (`training.ofa.tasks`) made from
+    the scenes, with location tokens in the tokenizer; then `--init RUN/model --tasks vqa
+    --freeze-encoder --lr 5e-5` fine-tunes on VQA as the seed paper does. `--stem-init
+    checkpoints/detector-tiny` starts a `detector`-stem model's image stem from the project's
+    detector, as OFA starts from a pretrained ResNet. The learning curve always measures VQA.
   - Learning curve: OUT/curve.jsonl (`training.ofa.eval`) every `eval_every` steps.
   - The steps themselves are `training.loop`'s, shared by every model family (progress bar,
     OUT/train_log.jsonl, checkpoints, resume).
@@ -43,6 +49,7 @@ from accelerate.utils import set_seed
 from training.loop import Loop, export, make_accelerator, run_loop, spec_json
 from training.ofa.data import (
     IGNORE,
+    VQA,
     MixtureSampler,
     collate,
     dataset_splits,
@@ -55,8 +62,9 @@ from training.schedules import cosine_with_warmup
 from training.state import checkpoint_to_resume, load_training_state
 from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
 from vrs.ofa.config import PRESETS, OfaConfig, preset
-from vrs.ofa.model import OfaVqa, count_parameters
-from vrs.ofa.tokenizer import QuestionTokenizer, train_tokenizer
+from training.ofa.tasks import TASKS, prompts
+from vrs.ofa.model import OfaVqa, count_parameters, load_detector_stem
+from vrs.ofa.tokenizer import LOCATION_BINS, QuestionTokenizer, train_tokenizer
 from vrs.ofa.trie import build_tries
 
 PAPER_FINETUNE_LR = 5e-5  # the seed paper's VQA fine-tuning lr for a pretrained OFA
@@ -82,6 +90,8 @@ class TrainOfaSpec:
     label_smoothing: float = 0.0
     freeze_encoder: bool = False
     init: Path | None = None  # start from this checkpoint directory (fine-tuning)
+    tasks: str = VQA  # comma-separated: "vqa" and/or multi-task names; "pretrain" = all of those
+    stem_init: Path | None = None  # detector checkpoint whose encoder starts a detector stem
     resume: bool = False
     eval_every: int = 1000
     eval_questions: int = 2000  # 0: every held-out question
@@ -132,7 +142,30 @@ class TrainOfaSpec:
                 out.append(str(e))
         if self.init is not None and not (Path(self.init) / "config.json").is_file():
             out.append(f"--init {self.init} is not a checkpoint directory (no config.json)")
+        if self.stem_init is not None and self.init is not None:
+            out.append("--stem-init starts a fresh model; it cannot be used with --init")
+        if (self.stem_init is not None
+                and not (Path(self.stem_init) / "model.safetensors").is_file()):
+            out.append(f"--stem-init {self.stem_init} is not a detector checkpoint directory")
+        try:
+            self.task_list()
+        except ValueError as e:
+            out.append(str(e))
         return out
+
+    def task_list(self) -> tuple[str, ...]:
+        """`tasks` expanded ("pretrain" = every multi-task task); ValueError on a bad name."""
+        names: list[str] = []
+        for t in (x.strip() for x in self.tasks.split(",") if x.strip()):
+            expanded = TASKS if t == "pretrain" else (t,)
+            bad = [x for x in expanded if x not in (VQA, *TASKS)]
+            if bad:
+                raise ValueError(f"--tasks: unknown task {bad[0]!r}; tasks: vqa, pretrain, "
+                                 f"{', '.join(TASKS)}")
+            names += expanded
+        if not names:
+            raise ValueError("--tasks names no task")
+        return tuple(dict.fromkeys(names))
 
     def check(self) -> None:
         """Raise ValueError naming every problem."""
@@ -168,9 +201,13 @@ def build_model(spec: TrainOfaSpec, ckpt: Path | None) -> tuple[OfaVqa, Question
         if spec.config_overrides:
             raise ValueError("config overrides cannot change an --init checkpoint's model")
     else:
-        tokenizer = train_tokenizer()
+        multi = set(spec.task_list()) != {VQA} or spec.preset == "detector"
+        tokenizer = (train_tokenizer(location_bins=LOCATION_BINS, prompts=prompts()) if multi
+                     else train_tokenizer())
         config = preset(spec.preset, vocab_size=tokenizer.vocab_size, **spec.config_overrides)
         model = OfaVqa(config)
+        if spec.stem_init is not None:
+            load_detector_stem(model, spec.stem_init)
     tokenizer.save(out / "tokenizer.json")  # the run's tokenizer, read back on --resume
     return model.train(), tokenizer
 
@@ -193,11 +230,11 @@ def _data(spec: TrainOfaSpec, tokenizer: QuestionTokenizer) -> tuple[dict, dict,
     """(train splits, mixture weights, held-out splits)."""
     known = list(dict.fromkeys(s for d in spec.data for s in dataset_splits(d)))
     weights = parse_mix(spec.mix, known)
-    splits = load_splits(spec.data, tokenizer, names=list(weights))
+    splits = load_splits(spec.data, tokenizer, names=list(weights), tasks=spec.task_list())
     if spec.val is not None:
         return splits, weights, load_splits([spec.val], tokenizer)
     train, held = holdout(splits, spec.holdout)
-    return train, weights, held
+    return train, weights, {n: s.rows_of(VQA) for n, s in held.items()}
 
 
 @dataclass
@@ -245,7 +282,8 @@ def _setup(spec: TrainOfaSpec) -> Run:
             curve.truncate_after(counters["step"])
     elif accelerator.is_main_process:
         curve.path.unlink(missing_ok=True)
-        curve.append({"baseline": {"question_only": question_only_baseline(train, eval_set),
+        vqa_train = {n: s.rows_of(VQA) for n, s in train.items()}
+        curve.append({"baseline": {"question_only": question_only_baseline(vqa_train, eval_set),
                                    "train_images": {n: len(s.images) for n, s in train.items()},
                                    "eval_images": len(eval_set), "mix": weights}})
     return Run(spec, accelerator, model, tokenizer, optimizer, scheduler, sampler, eval_set,

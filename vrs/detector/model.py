@@ -23,18 +23,27 @@ def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
                          nn.ReLU(inplace=True))
 
 
+def encoder_stages(channels: tuple[int, ...], stride: int) -> nn.ModuleList:
+    """The encoder: a patchify stem to `stride` (RGB + 2 coordinate channels in), then one
+    stride-2 stage per further width. Shared with the OFA-style model's `detector` stem, which
+    starts from these weights (its state-dict keys are the same)."""
+    c = channels
+    stem = nn.Sequential(nn.Conv2d(5, c[0], stride, stride, bias=False), nn.BatchNorm2d(c[0]),
+                         nn.ReLU(inplace=True), _conv(c[0], c[0]))
+    stages = nn.ModuleList([stem])
+    for cin, width in itertools.pairwise(c):
+        stages.append(nn.Sequential(_conv(cin, width, 2), _conv(width, width)))
+    return stages
+
+
 class DetectorNet(nn.Module):
     """(B, 3, H, W) uint8-range float image -> (B, out_channels, H/stride, W/stride) maps."""
 
     def __init__(self, config: DetectorConfig) -> None:
         super().__init__()
         self.config = config
-        c, s = config.channels, config.stride
-        stem = nn.Sequential(nn.Conv2d(5, c[0], s, s, bias=False), nn.BatchNorm2d(c[0]),
-                             nn.ReLU(inplace=True), _conv(c[0], c[0]))  # RGB + 2 coord channels
-        self.stages = nn.ModuleList([stem])
-        for cin, width in itertools.pairwise(c):
-            self.stages.append(nn.Sequential(_conv(cin, width, 2), _conv(width, width)))
+        c = config.channels
+        self.stages = encoder_stages(c, config.stride)
         # Decoder: back up to the output stride, merging the encoder skips (1x1 at the last).
         self.ups = nn.ModuleList()
         cin = c[-1]

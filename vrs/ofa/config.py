@@ -7,6 +7,12 @@ it, so every size lives here and goes into config.json; the presets name the two
         4-stage ResNet stem (stride 16) turns it into an 8x10 grid of patch tokens; d_model
         160, 4 encoder + 2 decoder layers. 80 patch tokens, not 300 (15x20 at stride 8): the
         encoder's cost grows with the token count and was measured 3-4x slower at 300.
+  detector  the multi-task model (`codeplan train vqa --tasks pretrain` then VQA): the image
+        stem is the project's detector encoder (`vrs.detector.model.encoder_stages`: a 2x2
+        patchify stem and stride-2 stages of widths 16, 32, 48, 64 on the full 240x320 image,
+        initialised from checkpoints/detector-tiny, as OFA starts from a pretrained ResNet)
+        plus one new stride-2 stage of 128, so 8x10 = 80 patch tokens (the CPU latency
+        budget); d_model 192, 4 encoder + 3 decoder layers, 6 heads.
   base  OFA-base's transformer (Wang et al., 2022): d_model 768, 6 encoder + 6 decoder layers,
         12 heads, FFN 3072, over 15x20 patch tokens from the full 240x320 image (stride 16);
         ~110 M parameters, for a GPU.
@@ -21,6 +27,8 @@ from common.model_family import FamilyConfig
 
 KIND = "ofa-vqa"
 FORMAT = 1
+STEMS = ("resnet", "detector")
+DETECTOR_STAGES = 4  # the detector encoder's stages a "detector" stem takes over
 
 
 @dataclass(frozen=True)
@@ -35,7 +43,9 @@ class OfaConfig(FamilyConfig):
     preset: str = "tiny"
     image_height: int = 120  # model input, px; other images are resized to it
     image_width: int = 160
-    stem_channels: tuple[int, ...] = (16, 32, 64, 128)  # one stride-2 stage (conv + res) each
+    stem: str = "resnet"  # "resnet": conv + residual block per stage, GroupNorm; "detector":
+    # the detector's encoder stages (BatchNorm, kept frozen) then plain stride-2 stages
+    stem_channels: tuple[int, ...] = (16, 32, 64, 128)  # one stride-2 stage each
     coord_channels: bool = True  # append x, y in [-1, 1] to the RGB input (CoordConv)
     d_model: int = 160
     encoder_layers: int = 4
@@ -50,6 +60,8 @@ class OfaConfig(FamilyConfig):
     def __post_init__(self) -> None:
         if self.d_model % self.heads:
             raise ValueError(f"d_model {self.d_model} is not divisible by heads {self.heads}")
+        if self.stem not in STEMS:
+            raise ValueError(f"unknown stem {self.stem!r}; stems: {', '.join(STEMS)}")
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -68,6 +80,9 @@ class OfaConfig(FamilyConfig):
 
 PRESETS: dict[str, OfaConfig] = {
     "tiny": OfaConfig(),
+    "detector": OfaConfig(preset="detector", stem="detector", image_height=240, image_width=320,
+                          stem_channels=(16, 32, 48, 64, 128), d_model=192, encoder_layers=4,
+                          decoder_layers=3, heads=6),
     "base": OfaConfig(preset="base", image_height=240, image_width=320,
                       stem_channels=(64, 128, 256, 512), d_model=768, encoder_layers=6,
                       decoder_layers=6, heads=12, ffn_mult=4, dropout=0.1),

@@ -17,6 +17,7 @@ several questions per image; the encoder then runs per (image, question) pair.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -24,7 +25,7 @@ import torch.nn.functional as F
 from PIL import Image
 from torch import nn
 
-from vrs.ofa.config import OfaConfig
+from vrs.ofa.config import DETECTOR_STAGES, OfaConfig
 
 
 class Attention(nn.Module):
@@ -140,6 +141,68 @@ class ImageStem(nn.Module):
         return x.flatten(1, 2)  # (B, rows * cols, d)
 
 
+class DetectorStem(nn.Module):
+    """The `detector` stem: the detector's encoder stages (same modules and state-dict keys,
+    so `load_detector_stem` copies its weights), then plain stride-2 stages, then the same
+    projection and 2-D positions as `ImageStem`. Its BatchNorm statistics stay frozen, as
+    OFA keeps its ResNet's: the detector's statistics are the ones its weights expect."""
+
+    def __init__(self, config: OfaConfig) -> None:
+        super().__init__()
+        from vrs.detector.model import _conv, encoder_stages
+
+        c = config.stem_channels
+        if len(c) < DETECTOR_STAGES:
+            raise ValueError(f"a detector stem needs >= {DETECTOR_STAGES} stem_channels")
+        self.stages = encoder_stages(c[:DETECTOR_STAGES], 2)
+        for cin, width in zip(c[DETECTOR_STAGES - 1:], c[DETECTOR_STAGES:], strict=False):
+            self.stages.append(nn.Sequential(_conv(cin, width, 2), _conv(width, width)))
+        self.project = nn.Conv2d(c[-1], config.d_model, 1)
+        rows, cols = config.grid
+        self.row_embed = nn.Parameter(torch.zeros(rows, 1, config.d_model))  # (rows, 1, d)
+        self.col_embed = nn.Parameter(torch.zeros(1, cols, config.d_model))  # (1, cols, d)
+
+    def train(self, mode: bool = True) -> DetectorStem:
+        super().train(mode)
+        for m in self.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+        return self
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        b, _, h, w = image.shape
+        x = image.float() / 127.5 - 1.0
+        ys = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(b, 1, h, w)
+        xs = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(b, 1, h, w)
+        x = torch.cat([x, xs, ys], dim=1)  # (B, 5, H, W), as the detector reads it
+        for stage in self.stages:
+            x = stage(x)
+        x = self.project(x).permute(0, 2, 3, 1) + self.row_embed + self.col_embed
+        return x.flatten(1, 2)  # (B, rows * cols, d)
+
+
+def load_detector_stem(model: OfaVqa, detector_dir: str | Path) -> int:
+    """Copy a detector checkpoint's encoder weights into `model`'s detector stem; returns how
+    many tensors were copied. The detector's stage widths must be the stem's first four."""
+    from safetensors.torch import load_file
+
+    if not isinstance(model.stem, DetectorStem):
+        raise ValueError(f"model has a {model.config.stem!r} stem; --stem-init needs 'detector'")
+    weights = Path(detector_dir) / "model.safetensors"
+    if not weights.is_file():
+        raise FileNotFoundError(f"no detector weights at {weights}")
+    state = {k.removeprefix("stages."): v for k, v in load_file(str(weights)).items()
+             if k.startswith("stages.")}
+    own = model.stem.stages.state_dict()
+    wanted = {k: v for k, v in own.items() if int(k.split(".")[0]) < DETECTOR_STAGES}
+    bad = [k for k in wanted if k not in state or state[k].shape != wanted[k].shape]
+    if bad:
+        raise ValueError(f"{detector_dir}: detector encoder does not fit the stem "
+                         f"(missing or other shape: {bad[:4]})")
+    model.stem.stages.load_state_dict({**own, **{k: state[k] for k in wanted}})
+    return len(wanted)
+
+
 class OfaVqa(nn.Module):
     """The whole network; see the module docstring. Token id 0 is padding."""
 
@@ -149,7 +212,7 @@ class OfaVqa(nn.Module):
             raise ValueError("config.vocab_size is unset; take it from the tokenizer")
         self.config = config
         d, vocab = config.d_model, config.vocab_size
-        self.stem = ImageStem(config)
+        self.stem = DetectorStem(config) if config.stem == "detector" else ImageStem(config)
         self.text_embed = nn.Embedding(vocab, d)
         self.text_pos = nn.Parameter(torch.zeros(config.max_question_tokens, d))  # (L, d)
         self.type_embed = nn.Embedding(2, d)  # 0 image patch, 1 question token

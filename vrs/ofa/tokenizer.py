@@ -13,6 +13,11 @@ suffixed symbols ids in hash-map order, so that variant differs from run to run;
 Every word carries the space marker (`add_prefix_space`), so an object name is the same tokens
 first in a list answer or after the ", " separator, which the answer trie relies on.
 
+Location tokens (OFA's scheme, Wang et al. 2022): `location_bins` > 0 appends "<bin_0>" ..
+"<bin_{n-1}>" after the BPE vocabulary, one token per quantised image coordinate (x over the
+width, y over the height), for the multi-task stage's detection and grounding sequences
+(`training.ofa.tasks`); their prompts join the BPE corpus so every prompt word is one token.
+
 Questions are `normalize`d first (lower case, no trailing '?', 'grey' -> 'gray', 'an' -> 'a'),
 exactly what the parser sees. Answers are strings of `answer_vocabulary()`; a `list_objects`
 answer is object names joined by ", " (sorted by name, as `vrs.question_exec` writes it).
@@ -38,6 +43,7 @@ LIST_SEPARATOR = ", "
 VOCAB_SIZE = 1024  # a budget: the trainer stops early when every word is one token
 CORPUS_QUESTIONS = 6000
 CORPUS_SEED = 0
+LOCATION_BINS = 100  # location tokens of a multi-task model (OFA has 1,000 over 480-512 px)
 MAX_COUNT = 2 * len(ALL_COLORS) + 1  # every block and bowl color plus the stand
 
 
@@ -70,9 +76,15 @@ def _random_program(rng: np.random.Generator) -> Question:
     return Question(template.id, params)
 
 
-def training_corpus(n_questions: int = CORPUS_QUESTIONS, seed: int = CORPUS_SEED) -> list[str]:
-    """Normalized questions rendered from random programs (with synonyms), every answer, and
-    list answers; a pure function of its arguments."""
+def location_token(k: int) -> str:
+    """The text of location token `k` ("<bin_k>")."""
+    return f"<bin_{k}>"
+
+
+def training_corpus(n_questions: int = CORPUS_QUESTIONS, seed: int = CORPUS_SEED,
+                    prompts: tuple[str, ...] = ()) -> list[str]:
+    """Normalized questions rendered from random programs (with synonyms), every answer, list
+    answers and `prompts` (the multi-task prompts); a pure function of its arguments."""
     rng = np.random.default_rng(seed)
     questions = [normalize(render_question(_random_program(rng), rng))
                  for _ in range(n_questions)]
@@ -80,7 +92,7 @@ def training_corpus(n_questions: int = CORPUS_QUESTIONS, seed: int = CORPUS_SEED
     names = object_names()
     lists = [LIST_SEPARATOR.join(sorted(rng.choice(names, size=int(rng.integers(2, 8)),
                                                    replace=False))) for _ in range(200)]
-    return questions + answers + lists
+    return questions + answers + lists + [normalize(p) for p in prompts]
 
 
 class QuestionTokenizer:
@@ -93,6 +105,21 @@ class QuestionTokenizer:
             raise ValueError(f"special tokens {SPECIALS} must have ids 0-3, got {ids}")
         self.pad_id, self.bos_id, self.eos_id, self.unk_id = ids
         self.separator_id = self._separator()
+        self.location_ids = self._locations()
+
+    def _locations(self) -> list[int]:
+        """Ids of "<bin_0>", "<bin_1>", ... (consecutive; empty for a tokenizer without)."""
+        ids = []
+        while (i := self.tokenizer.token_to_id(location_token(len(ids)))) is not None:
+            ids.append(i)
+        if ids and ids != list(range(ids[0], ids[0] + len(ids))):
+            raise ValueError("location tokens must have consecutive ids")
+        return ids
+
+    @property
+    def location_bins(self) -> int:
+        """How many location tokens the vocabulary holds (0: none)."""
+        return len(self.location_ids)
 
     @property
     def vocab_size(self) -> int:
@@ -142,8 +169,10 @@ class QuestionTokenizer:
 
 
 def train_tokenizer(vocab_size: int = VOCAB_SIZE, n_questions: int = CORPUS_QUESTIONS,
-                    seed: int = CORPUS_SEED) -> QuestionTokenizer:
-    """Train the BPE on `training_corpus`; same arguments, same tokenizer.json."""
+                    seed: int = CORPUS_SEED, location_bins: int = 0,
+                    prompts: tuple[str, ...] = ()) -> QuestionTokenizer:
+    """Train the BPE on `training_corpus` (with `prompts`), then append `location_bins`
+    location tokens; same arguments, same tokenizer.json."""
     tok = Tokenizer(models.BPE(unk_token=UNK))
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
@@ -151,5 +180,7 @@ def train_tokenizer(vocab_size: int = VOCAB_SIZE, n_questions: int = CORPUS_QUES
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=1,
                                   special_tokens=list(SPECIALS), show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(training_corpus(n_questions, seed), trainer)
+    tok.train_from_iterator(training_corpus(n_questions, seed, prompts), trainer)
+    if location_bins:
+        tok.add_tokens([location_token(k) for k in range(location_bins)])
     return QuestionTokenizer(tok)
