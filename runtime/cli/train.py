@@ -191,7 +191,8 @@ def add_ofa_parser(tsub: argparse._SubParsersAction) -> None:
                         "--holdout of the training images)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="run dir: checkpoints/, curve.jsonl, train_log.jsonl, model/")
-    p.add_argument("--preset", default="tiny", help="tiny (CPU) | detector (multi-task, detector stem) | base (OFA-base, GPU)")
+    p.add_argument("--preset", default="tiny",
+                   help="tiny (CPU) | detector (multi-task, detector stem) | base (OFA-base, GPU)")
     p.add_argument("--steps", type=positive_int, required=True, help="optimizer steps in total")
     p.add_argument("--batch-size", type=positive_int, default=64, help="questions per step")
     p.add_argument("--questions-per-image", type=positive_int, default=8, metavar="K",

@@ -58,11 +58,11 @@ from training.ofa.data import (
     parse_mix,
 )
 from training.ofa.eval import Curve, eval_picks, evaluate, question_only_baseline
+from training.ofa.tasks import TASKS, prompts
 from training.schedules import cosine_with_warmup
 from training.state import checkpoint_to_resume, load_training_state
 from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
 from vrs.ofa.config import PRESETS, OfaConfig, preset
-from training.ofa.tasks import TASKS, prompts
 from vrs.ofa.model import OfaVqa, count_parameters, load_detector_stem
 from vrs.ofa.tokenizer import LOCATION_BINS, QuestionTokenizer, train_tokenizer
 from vrs.ofa.trie import build_tries
