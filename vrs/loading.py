@@ -5,6 +5,7 @@ Why one place: `codeplan run`, `codeplan ask`, `codeplan serve vrs`, `codeplan e
 checkpoint directory holds `config.json` whose `"kind"` says which model family wrote it:
 
     "ofa-vqa"   the OFA-style encoder-decoder (`vrs.ofa`)
+    "ofa-official"  an official OFA checkpoint, converted (`vrs.ofa.official`)
     "ns-vqa"    the detector reasoner: object detector + question programs (`vrs.detector`)
 
 The kinds keep their historical names ("ns-vqa": neuro-symbolic) because they are file-format
@@ -39,6 +40,7 @@ ALIASES = {"default": DEFAULT, "learned": DEFAULT,  # "learned": the paper bench
 # kind -> "module:function" taking (directory: Path, device: str) and returning a Reasoner.
 # The kind strings are file-format identifiers stored in checkpoints' config.json: keep them.
 LOADERS = {"ofa-vqa": "vrs.ofa.reasoner:load_ofa_reasoner",
+           "ofa-official": "vrs.ofa.official:load_official_reasoner",
            "ns-vqa": "vrs.detector.reasoner:load_detector_reasoner"}
 
 

@@ -23,8 +23,8 @@ from importlib import import_module
 from runtime.cli.args import CliError
 
 # The top-level verbs in the order `codeplan --help` lists them; each is runtime/cli/<verb>.py.
-VERBS = ("run", "replay", "tasks", "bench", "eval", "train", "tune", "datagen", "sandbox",
-         "serve", "llm", "ask", "results")
+VERBS = ("run", "replay", "tasks", "bench", "eval", "train", "tune", "ofa", "datagen",
+         "sandbox", "serve", "llm", "ask", "results")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

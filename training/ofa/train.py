@@ -61,8 +61,8 @@ from training.ofa.eval import Curve, eval_picks, evaluate, question_only_baselin
 from training.ofa.tasks import TASKS, prompts
 from training.schedules import cosine_with_warmup
 from training.state import checkpoint_to_resume, load_training_state
-from vrs.ofa.checkpoint import load_checkpoint, save_checkpoint
-from vrs.ofa.config import PRESETS, OfaConfig, preset
+from vrs.ofa.checkpoint import load_init, load_tokenizer, model_from_config, save_checkpoint
+from vrs.ofa.config import PRESETS, preset
 from vrs.ofa.model import OfaVqa, count_parameters, load_detector_stem
 from vrs.ofa.tokenizer import LOCATION_BINS, QuestionTokenizer, train_tokenizer
 from vrs.ofa.trie import build_tries
@@ -194,10 +194,9 @@ def build_model(spec: TrainOfaSpec, ckpt: Path | None) -> tuple[OfaVqa, Question
     --init checkpoint's, or a fresh preset with a freshly trained tokenizer."""
     out = Path(spec.out)
     if ckpt is not None:
-        tokenizer = QuestionTokenizer.load(out / "tokenizer.json")
-        return OfaVqa(OfaConfig.load(ckpt / "config.json")), tokenizer
+        return model_from_config(ckpt / "config.json"), load_tokenizer(out / "tokenizer.json")
     if spec.init is not None:
-        model, tokenizer = load_checkpoint(spec.init)
+        model, tokenizer = load_init(spec.init)  # ours, or an official OFA checkpoint
         if spec.config_overrides:
             raise ValueError("config overrides cannot change an --init checkpoint's model")
     else:

@@ -11,13 +11,20 @@ renamed into place: a reader never sees half a checkpoint, or a tokenizer of ano
                              "training": how the model was made (when trained here)
     <dir>/model.safetensors  the state dict
     <dir>/tokenizer.json     QuestionTokenizer.save()
+
+Fine-tuning (`--init`) also starts from the official OFA checkpoints: `load_init` takes this
+project's directory, a converted official one (`"kind": "ofa-official"`, `vrs.ofa.official`)
+or an official OFA directory as published (converted on the fly), and `load_tokenizer` /
+`model_from_config` rebuild either family when a run resumes.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import torch
+from torch import nn
 
 from common import model_family
 from vrs.ofa.config import OfaConfig
@@ -48,3 +55,65 @@ def load_checkpoint(directory: str | Path, device: str | torch.device = "cpu"
                          f"says {config.vocab_size}")
     model = model_family.load_weights(OfaVqa(config), directory)
     return model.to(device).eval(), tokenizer
+
+
+def _config_data(directory: Path) -> dict:
+    """config.json's content, or a CheckpointNotFound / ValueError naming what is wrong."""
+    path = directory / CONFIG
+    if not path.is_file():
+        why = "no config.json" if directory.is_dir() else "not a directory"
+        raise model_family.CheckpointNotFound(f"no checkpoint at {directory}: {why}")
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as e:
+        raise ValueError(f"{path} is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def load_init(directory: str | Path, device: str | torch.device = "cpu"
+              ) -> tuple[nn.Module, object]:
+    """(model in eval mode, tokenizer) to fine-tune from: this project's checkpoint (kind
+    "ofa-vqa"), a converted official OFA one (kind "ofa-official") or an official OFA
+    directory as published (config.json "model_type": "ofa", or the official key names;
+    converted here). Anything else is a ValueError naming what config.json says."""
+    from vrs.ofa import official
+
+    directory = Path(directory)
+    data = _config_data(directory)
+    kind = data.get("kind")
+    if kind == OfaConfig.TAGS["kind"]:
+        return load_checkpoint(directory, device)
+    if kind == official.OfficialOfaConfig.TAGS["kind"]:
+        return official.load_converted(directory, device)
+    if kind is None and official.is_official_directory(directory):
+        model, tokenizer = official.convert_official(directory)
+        return model.to(device), tokenizer
+    raise ValueError(f"{directory} is neither an OFA-style checkpoint of this project "
+                     f"(kind 'ofa-vqa' or 'ofa-official') nor an official OFA checkpoint "
+                     f"(model_type 'ofa'): config.json has kind {kind!r}, model_type "
+                     f"{data.get('model_type')!r}")
+
+
+def load_tokenizer(path: str | Path) -> object:
+    """A tokenizer.json written by either family's tokenizer: the official OFA layout (it has
+    "<pad>") or `QuestionTokenizer`'s."""
+    from tokenizers import Tokenizer
+
+    from vrs.ofa.official_tokenizer import PAD, OfficialTokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    if tokenizer.token_to_id(PAD) is not None:
+        return OfficialTokenizer(tokenizer)
+    return QuestionTokenizer(tokenizer)
+
+
+def model_from_config(path: str | Path) -> nn.Module:
+    """A freshly built network (weights not loaded) of the family a config.json names."""
+    from vrs.ofa import official
+
+    path = Path(path)
+    if json.loads(path.read_text()).get("kind") == official.OfficialOfaConfig.TAGS["kind"]:
+        return official.OfficialOfa(official.OfficialOfaConfig.load(path))
+    return OfaVqa(OfaConfig.load(path))

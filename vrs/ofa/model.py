@@ -158,9 +158,23 @@ class DetectorStem(nn.Module):
         for cin, width in zip(c[DETECTOR_STAGES - 1:], c[DETECTOR_STAGES:], strict=False):
             self.stages.append(nn.Sequential(_conv(cin, width, 2), _conv(width, width)))
         self.project = nn.Conv2d(c[-1], config.d_model, 1)
+        self.pixels = (nn.Conv2d(3 * config.patch_pixels ** 2, config.d_model, 1)
+                       if config.patch_pixels else None)
         rows, cols = config.grid
         self.row_embed = nn.Parameter(torch.zeros(rows, 1, config.d_model))  # (rows, 1, d)
         self.col_embed = nn.Parameter(torch.zeros(1, cols, config.d_model))  # (1, cols, d)
+        self.config = config
+
+    def patch_pixels(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, 3, H, W) in [-1, 1] -> (B, d, rows, cols): each patch's pixels, average-pooled
+        to patch_pixels^2 and embedded linearly (the image is zero-padded to whole patches)."""
+        config = self.config
+        rows, cols = config.grid
+        stride, side = config.patch_stride, config.patch_pixels
+        h, w = x.shape[-2:]
+        x = F.pad(x, (0, cols * stride - w, 0, rows * stride - h))
+        x = F.avg_pool2d(x, stride // side)  # (B, 3, rows * side, cols * side)
+        return self.pixels(F.pixel_unshuffle(x, side))  # (B, 3 side^2, rows, cols) -> d
 
     def train(self, mode: bool = True) -> DetectorStem:
         super().train(mode)
@@ -174,10 +188,14 @@ class DetectorStem(nn.Module):
         x = image.float() / 127.5 - 1.0
         ys = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(b, 1, h, w)
         xs = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(b, 1, h, w)
+        rgb = x
         x = torch.cat([x, xs, ys], dim=1)  # (B, 5, H, W), as the detector reads it
         for stage in self.stages:
             x = stage(x)
-        x = self.project(x).permute(0, 2, 3, 1) + self.row_embed + self.col_embed
+        x = self.project(x)  # (B, d, rows, cols)
+        if self.pixels is not None:
+            x = x + self.patch_pixels(rgb)
+        x = x.permute(0, 2, 3, 1) + self.row_embed + self.col_embed
         return x.flatten(1, 2)  # (B, rows * cols, d)
 
 

@@ -161,3 +161,19 @@ def test_spec_names_bad_tasks_and_stem_init(data, tmp_path):
 def test_detector_stem_rejects_too_few_stages():
     with pytest.raises(ValueError, match="stem_channels"):
         DetectorStem(preset("detector", vocab_size=600, stem_channels=(8, 8, 8)))
+
+
+def test_patch_pixels_reach_only_their_own_token():
+    config = preset("detector", vocab_size=600, patch_pixels=8)
+    stem = DetectorStem(config).eval()
+    image = torch.zeros(1, 3, 240, 320)
+    recoloured = image.clone()
+    recoloured[:, 0, 40:56, 100:116] = 255.0  # inside patch row 1, column 3 (32 px patches)
+    with torch.no_grad():
+        a = stem.patch_pixels(image / 127.5 - 1)
+        b = stem.patch_pixels(recoloured / 127.5 - 1)
+    changed = (a - b).abs().sum(dim=1)[0] > 1e-6  # (rows, cols)
+    assert changed.nonzero().tolist() == [[1, 3]]
+    assert a.shape == (1, 192, 8, 10)
+    with pytest.raises(ValueError, match="patch_pixels 5 must divide"):
+        preset("detector", vocab_size=600, patch_pixels=5)
