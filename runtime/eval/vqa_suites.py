@@ -41,7 +41,7 @@ SUITES: dict[str, VqaSuite] = {
         name="paper-table1", data=Path("data/vqa-val"),
         splits=("block_stack", "block_bowl", "global_table", "unseen", "cogent_a", "cogent_b"),
         images_per_split=200, questions_per_image=10, seed_offset=100_000,
-        models=("detector", "ofa"),
+        models=("detector", "ofa-pretrained", "ofa"),
         reference={"seed paper: OFA-base fine-tuned": PAPER_OFA_BASE}),
 }
 

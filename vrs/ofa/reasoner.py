@@ -106,4 +106,7 @@ class OfaReasoner:
 def load_ofa_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner:
     """The reasoner stored in a checkpoint directory (`vrs.loading`'s loader for 'ofa-vqa')."""
     model, tokenizer = load_checkpoint(path, device)
-    return OfaReasoner(model, tokenizer)
+    reasoner = OfaReasoner(model, tokenizer)
+    name = Path(path).name  # two checkpoints of one preset must not share a table row's name
+    reasoner.name = name if name.startswith("ofa") else f"{reasoner.name}-{name}"
+    return reasoner

@@ -48,7 +48,9 @@ def test_vrs_loading_dispatches_on_the_config_kind(trained, tmp_path):
     config = json.loads((tmp_path / "ckpt" / "config.json").read_text())
     assert config["kind"] == "ofa-vqa" and config["vocab_size"] == tokenizer.vocab_size
     reasoner = load_reasoner(tmp_path / "ckpt")
-    assert isinstance(reasoner, OfaReasoner) and reasoner.name == "ofa-vqa-tiny"
+    assert isinstance(reasoner, OfaReasoner) and reasoner.name == "ofa-vqa-tiny-ckpt"
+    save_checkpoint(tmp_path / "ofa-mine", model, tokenizer=tokenizer)
+    assert load_reasoner(tmp_path / "ofa-mine").name == "ofa-mine"  # rows keep apart
     assert {p.name for p in (tmp_path / "ckpt").iterdir()} == {
         "config.json", "model.safetensors", "tokenizer.json"}
 
