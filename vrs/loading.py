@@ -41,7 +41,7 @@ ALIASES = {"default": DEFAULT, "learned": DEFAULT,  # "learned": the paper bench
 # kind -> "module:function" taking (directory: Path, device: str) and returning a Reasoner.
 # The kind strings are file-format identifiers stored in checkpoints' config.json: keep them.
 LOADERS = {"ofa-vqa": "vrs.ofa.reasoner:load_ofa_reasoner",
-           "ofa-official": "vrs.ofa.official:load_official_reasoner",
+           "ofa-official": "vrs.ofa.reasoner:load_official_reasoner",
            "ns-vqa": "vrs.detector.reasoner:load_detector_reasoner"}
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import torch
 
@@ -33,9 +33,6 @@ from vrs.ofa.official_config import OfficialOfaConfig, config_from_official, siz
 from vrs.ofa.official_keys import RECOMPUTED, SHARED, TIED, official_key_shapes
 from vrs.ofa.official_model import OfficialOfa
 from vrs.ofa.official_tokenizer import OfficialTokenizer
-
-if TYPE_CHECKING:
-    from vrs.ofa.reasoner import OfaReasoner
 
 CONFIG, TOKENIZER = model_family.CONFIG_FILE, "tokenizer.json"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -232,13 +229,6 @@ def load_converted(directory: str | Path, device: str | torch.device = "cpu"
     _check_tokenizer(tokenizer, config)
     model = model_family.load_weights(OfficialOfa(config), directory)
     return model.to(device).eval(), tokenizer
-
-
-def load_official_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner:
-    """The reasoner of a converted checkpoint (`vrs.loading`'s loader for 'ofa-official')."""
-    from vrs.ofa.reasoner import OfaReasoner
-
-    return OfaReasoner(*load_converted(path, device))
 
 
 def convert_to_checkpoint(source: str | Path, out: str | Path, **ours: object) -> dict:

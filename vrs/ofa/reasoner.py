@@ -110,3 +110,11 @@ def load_ofa_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner:
     name = Path(path).name  # two checkpoints of one preset must not share a table row's name
     reasoner.name = name if name.startswith("ofa") else f"{reasoner.name}-{name}"
     return reasoner
+
+
+def load_official_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner:
+    """The reasoner of a converted official OFA checkpoint (`vrs.loading`'s loader for
+    'ofa-official'; `vrs.ofa.official` holds the network and the conversion)."""
+    from vrs.ofa.official import load_converted
+
+    return OfaReasoner(*load_converted(path, device))
