@@ -10,6 +10,9 @@ When several objects qualify for a question that wants one (relate_object, query
   - in / on / above / below: the first by name (e.g. the block below one that straddles the
     red and the blue block is "blue block").
 "nothing" when none qualifies. "what is below X" is "table" when X rests on the table.
+An anchor "any bowl" / "any block" (`question_vocab.GROUPS`, from "how many blocks are in
+bowls?", "is the red block on another block?") holds when the relation holds to some object of
+that type other than the subject.
 list_objects lists every object of the scene, visible from the front camera or not: the
 planner needs the full vocabulary, and a learned model is scored on the same labels.
 """
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from vrs.question_program import Question, UnknownObject
 from vrs.question_templates import template_of
-from vrs.question_vocab import DIRECTIONS, NOTHING, TABLE
+from vrs.question_vocab import DIRECTIONS, GROUPS, NOTHING, TABLE
 
 if TYPE_CHECKING:
     from ravens_env.scene_graph import Scene, SceneObject
@@ -47,7 +50,7 @@ def _check_names(params: Params, scene: Scene) -> None:
     known = scene.names()
     for key in ("subject", "anchor"):
         name = params.get(key)
-        if name is not None and name != TABLE and name not in known:
+        if name is not None and name != TABLE and name not in GROUPS and name not in known:
             objects = ", ".join(sorted(known)) or "none"
             raise UnknownObject(f"no {name!r} in the scene; objects: {objects}")
 
@@ -56,12 +59,21 @@ def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
 
+def _holds(scene: Scene, subject: str, rel: str, anchor: str) -> bool:
+    """Relation(subject, rel, anchor); for a group anchor, to some other object of its type."""
+    kind = GROUPS.get(anchor)
+    if kind is None:
+        return scene.holds(subject, rel, anchor)
+    return any(scene.holds(subject, rel, o.name) for o in scene.of_type(kind)
+               if o.name != subject)
+
+
 def _select(params: Params, scene: Scene) -> list[SceneObject]:
     """Objects of the param's type and color (when given) with Relation(obj, rel, anchor)."""
     kind, color, rel = params["type"], params.get("color"), params.get("rel")
     return [o for o in scene.objects
             if kind in ("object", o.type) and color in (None, o.color)
-            and (rel is None or scene.holds(o.name, rel, params["anchor"]))]
+            and (rel is None or _holds(scene, o.name, rel, params["anchor"]))]
 
 
 def _pick(names: list[str], rel: str, anchor: str, scene: Scene) -> str:
@@ -83,7 +95,7 @@ def _count(params: Params, scene: Scene) -> str:
 
 
 def _relation(params: Params, scene: Scene) -> str:
-    return _yes(scene.holds(params["subject"], params["rel"], params["anchor"]))
+    return _yes(_holds(scene, params["subject"], params["rel"], params["anchor"]))
 
 
 def _relate(params: Params, scene: Scene) -> str:

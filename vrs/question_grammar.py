@@ -13,6 +13,8 @@ Pattern syntax, tokens separated by spaces:
   {name:kind}   a parameter slot: any phrase of `kind` (question_vocab.KINDS); the program holds
                 the canonical value. `{name}` means kind = name.
   {name?:kind}  an optional slot: in the text exactly when the program has the param
+A slot hears its kind's heard-only phrases too (`Kind.heard`: "cubes" for "blocks"); the
+renderer says only `Kind.phrases`.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ class Phrasing:
         """Every word this phrasing can hear (for naming the words a failed parse did not know)."""
         out: set[str] = set()
         for token in self.tokens:
-            phrases = ([p for ps in token.kind.phrases.values() for p in ps]
+            phrases = ([p for ps in token.kind.all_phrases().values() for p in ps]
                        if isinstance(token, _Slot) else token.heard)
             out.update(w for p in phrases for w in p.split())
         return out

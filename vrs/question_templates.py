@@ -15,6 +15,15 @@ Params (values are canonical, see `question_vocab`):
 controller uses for the planner's vocabulary), whereas "how many objects are on the table?" and
 "is there a block on the table?" use the `on table` relation (so a block in a bowl is not
 counted). "what is on the table?" is refused rather than guessed between the two.
+
+Paraphrases: after its said phrasings each template lists parse-only ones (`Q`), which hear the
+ways people ask ("how many cubes are sitting in the bowls?", "what colour block is in the blue
+bowl?", "which bowl is the red block in?", "are all blocks in differently coloured bowls?") and
+are never said, so rendered data, the tokenizer's corpus and shipped checkpoints are unchanged
+(a test pins the corpus). They add one thing to the programs: the anchor of exists, count and
+relation_yes_no may be "any bowl" / "any block" ("in bowls", "in a bowl", "on another block";
+`question_vocab.GROUPS`), which only parse-only phrasings fit. The paraphrase set that measures
+them is `vrs/question_paraphrases.jsonl` (`codeplan eval questions`).
 """
 
 from __future__ import annotations
@@ -28,6 +37,102 @@ from vrs.question_vocab import KINDS
 P = Phrasing
 _REL = "{rel} [the] {anchor:place}"  # e.g. "in the blue bowl", "on the table"
 _COLOR = "(what color is|which color is|what is the color of)"
+
+
+def Q(pattern: str, **fixed: str) -> Phrasing:
+    """A parse-only phrasing: understood, never said (see "Paraphrases" in the docstring)."""
+    return Phrasing(pattern, parse_only=True, **fixed)
+
+
+def _alts(*options: str) -> str:
+    """'(a|b|c)' from options ('' for "may be left out")."""
+    return "(" + "|".join(options) + ")"
+
+
+# Pieces of the parse-only phrasings. Every alternative of a `Q` phrasing is heard; they are
+# said only for a program no said phrasing fits (an "any bowl" anchor), with the first ones.
+_POSTURE_WORDS = "sitting|resting|lying|stacked|placed|located|standing|kept|put|found"
+_POSTURE = f"(|{_POSTURE_WORDS})"
+_THAT_IS = "(|that is|which is|that are|which are)"
+_ANY_REL = _POSTURE + " {rel} (|the|a) {anchor:anyplace}"  # "sitting in a bowl", "on the table"
+_SEE = ("(is there|are there|do you see|can you see|do we have|is there still|are there still"
+        "|can i see|does the scene have|does the scene contain)")
+_COLOR_OF = ("(what color is|which color is|what is the color of|which is the color of"
+             "|what color are|which color are|what are the colors of|the color of"
+             "|what is the color for)")
+_IN_IT = "(|in it|inside it|inside|in them)"
+_ON_IT = "(on it|on top of it|on top|on them)"
+_BELOW_WORDS = "(on|on top of|in|inside|within|above|over)"
+_ABOVE_WORDS = "(under|underneath|beneath|below)"
+_OBJECT = ("(what|which|what object|which object|what thing|which thing|which block|"
+           "what block|which bowl|what bowl|which one|what item|which item)")
+_TAIL = "(|in total|altogether|in all|now|right now|at the moment|currently|still|yet|already)"
+_BLOCKS = ("(are all the blocks|are all of the blocks|are all blocks|are the blocks all|"
+           "are all the blocks all|are all blocks all|are the blocks|are all of the blocks all|"
+           "do all the blocks|do all of the blocks|do all blocks|do the blocks all|"
+           "are the blocks each|have all the blocks been|have all blocks been)")
+_EVERY = ("(is every|is each|is every single|is each and every|does every|does each|"
+          "does every single|has every|has each)")
+_VERB_MANY = "(|sit|sitting|rest|resting|lie|lying|placed|put|stand|standing)"
+_VERB_ONE = "(|sit|sits|sitting|rest|rests|resting|lie|lies|lying|placed|put|stand|standing)"
+_INTO = "(in|inside|within|into)"
+_SAME_MANY = _alts(
+    "bowls of the same color", "bowls of matching color", "bowls of matching colors",
+    "bowls with matching colors", "bowls with matching color", "bowls with the same color",
+    "bowls with the same colors", "matching bowls", "matching colored bowls",
+    "matching color bowls", "same colored bowls", "same color bowls", "bowls of their color",
+    "bowls of their colors", "bowls of their own color", "bowls of their own colors",
+    "bowls that match their color", "bowls that match their colors", "bowls that match",
+    "bowls matching their color", "bowls matching their colors", "the bowls of their color",
+    "the bowls of their own color", "the matching bowls", "their matching bowls",
+    "bowls of the same color as themselves", "bowls of the same color as them",
+    "their own bowls", "the bowls that match their color", "the bowls of the same color",
+    "a bowl of the same color", "a matching bowl", "bowls the same color as them",
+    "bowls the same color as themselves", "the bowl of the same color",
+    "the same colored bowls", "the same color bowls")
+_SAME_ONE = _alts(
+    "a bowl of the same color", "a matching bowl", "the matching bowl", "its matching bowl",
+    "the bowl of its color", "the bowl of its own color", "a bowl of its own color",
+    "a bowl of its color", "a bowl of matching color", "a bowl with the same color",
+    "a bowl with a matching color", "a bowl with matching color",
+    "a bowl that matches its color", "the bowl that matches its color", "a same colored bowl",
+    "the same colored bowl", "a same color bowl", "the same color bowl",
+    "a bowl of the same color as itself", "a bowl of the same color as it",
+    "the bowl with the same color", "a bowl matching its color", "the bowl matching its color",
+    "the bowl of the same color", "a bowl the same color as itself",
+    "a bowl the same color as it", "a matching colored bowl")
+_DIFFERENT_MANY = _alts(
+    "bowls of a different color", "bowls of different colors", "bowls of different color",
+    "mismatched bowls", "bowls of another color", "bowls of other colors",
+    "differently colored bowls", "different colored bowls", "different color bowls",
+    "bowls of a different color from their own", "bowls of a different color than their own",
+    "bowls of a different color from them", "bowls of a different color than them",
+    "bowls of a different color from themselves", "bowls of a color other than their own",
+    "bowls that do not match their color", "bowls that do not match their colors",
+    "bowls that do not match", "bowls not matching their color",
+    "bowls not matching their colors", "bowls with a different color",
+    "bowls with different colors", "non matching bowls", "non-matching bowls",
+    "wrong colored bowls", "bowls of the wrong color", "other colored bowls",
+    "bowls of some other color", "a bowl of a different color", "a mismatched bowl",
+    "a different colored bowl", "a differently colored bowl", "a bowl of another color")
+_DIFFERENT_ONE = _alts(
+    "a bowl of a different color", "a mismatched bowl", "a bowl of another color",
+    "a differently colored bowl", "a different colored bowl", "a different color bowl",
+    "a bowl of a different color from its own", "a bowl of a different color than its own",
+    "a bowl of a different color from itself", "a bowl of a different color than itself",
+    "a bowl of a different color from it", "a bowl of a different color than it",
+    "a bowl that does not match its color", "a bowl not matching its color",
+    "a bowl with a different color", "a non matching bowl", "a non-matching bowl",
+    "a bowl of some other color", "a bowl of a color other than its own",
+    "a wrong colored bowl", "a bowl of the wrong color", "a bowl of other color")
+_ANY_MANY = ("(bowls|a bowl|the bowls|some bowl|some bowls|any bowl|any bowls|one of the bowls|"
+             "bowls of any color)")
+_ANY_ONE = "(a bowl|some bowl|any bowl|one of the bowls|one bowl|a bowl of any color)"
+
+
+def _all_in(mode: str, many: str, one: str) -> tuple[Phrasing, Phrasing]:
+    return (Q(f"{_BLOCKS} {_VERB_MANY} {_INTO} {many} {_TAIL}", mode=mode),
+            Q(f"{_EVERY} block {_VERB_ONE} {_INTO} {one} {_TAIL}", mode=mode))
 
 
 @dataclass(frozen=True)
@@ -51,19 +156,80 @@ TEMPLATES: tuple[Template, ...] = (
         P("is there (a|any) {color?} {type} " + _REL),
         P("are there any {color?} {type:types} " + _REL),
         P("is there anything " + _REL, type="object"),
+        # parse-only: "are there blocks in bowls?", "do you see any cubes?", "is any block on
+        # the stand?", "does the blue bowl have anything in it?"
+        Q(f"{_SEE} (a|any|some|) {{color?}} {{type}} {_THAT_IS} {_ANY_REL} {_TAIL}"),
+        Q(f"{_SEE} (a|any|some|) {{color?}} {{type}} (|in the scene|at all|anywhere|here|"
+          "in the image|in the picture|visible|left)"),
+        Q(f"(is there|are there|do you see|can you see|is|are) (anything|something|any object|"
+          f"any objects|any thing|any things|some object) {_THAT_IS} {_ANY_REL} {_TAIL}",
+          type="object"),
+        Q(f"(is|are) (any|a|some|any of the) {{color?}} {{type}} {_ANY_REL} {_TAIL}"),
+        Q("(is|are) (any|any of the|some|some of the|one of the) {type} {color}"),
+        Q("does [the] {anchor:obj} (have|hold|contain) (a|any|some|) {color?} {type} " + _IN_IT,
+          rel="in"),
+        Q("does [the] {anchor:obj} (have|hold|carry) (a|any|some|) {color?} {type} " + _ON_IT,
+          rel="on"),
+        Q("does [the] {anchor:obj} (have|hold|contain) (anything|something|any object) "
+          + _IN_IT, rel="in", type="object"),
+        Q("does [the] {anchor:obj} (have|hold|carry) (anything|something|any object) "
+          + _ON_IT, rel="on", type="object"),
     )),
     Template("count", "count", "how many objects of a type (and color) (and relation)", (
         P("how many {color?} {type:types} (are there|)"),
         P("how many {color?} {type:types} (are|are there) " + _REL),
+        # parse-only: "how many blocks are in bowls?", "how many cubes do you see?", "how many
+        # blocks sit on other blocks?", "how many blocks does the blue bowl contain?"
+        Q("how many (|of the) {color?} {type:types} (are|are there|is|is there|sit|rest|lie|"
+          f"stand|there are|can you see|do you see|are currently|are still|are now|have been|"
+          f"has been|were|was) {_ANY_REL} {_TAIL}"),
+        Q("how many (|of the) {color?} {type:types} (|are there|do you see|can you see|"
+          "can be seen|are in the scene|are there in the scene|are visible|are present|"
+          "do we have|exist|there are|is there|are in the image|are in the picture|are left) "
+          + _TAIL),
+        Q("how many (|of the) {type:types} (are|is) {color} " + _TAIL),
+        Q("count (|the|all the|all|all of the) {color?} {type:types} " + _TAIL),
+        Q("count (|the|all the|all|all of the) {color?} {type:types} " + _THAT_IS + " "
+          + _ANY_REL + " " + _TAIL),
+        Q("how many {color?} {type:types} (does|do) [the] {anchor:obj} (contain|hold|have) "
+          + _IN_IT, rel="in"),
+        Q("how many {color?} {type:types} (does|do) [the] {anchor:obj} (have|hold|carry) "
+          + _ON_IT, rel="on"),
     )),
     Template("relation_yes_no", "yes/no", "does Relation(subject, rel, anchor) hold", (
         P("is [the] {subject:obj} " + _REL),
+        # parse-only: "is the red cube sitting in a bowl?", "does the blue bowl contain the red
+        # block?"
+        Q("is [the] {subject:obj} (|still|currently|now|really) " + _ANY_REL + " " + _TAIL),
+        Q("does [the] {anchor:obj} (contain|hold|have) [the] {subject:obj} " + _IN_IT, rel="in"),
+        Q("does [the] {anchor:obj} (have|hold) [the] {subject:obj} (on it|on top of it|on top)",
+          rel="on"),
+        Q("does [the] {anchor:obj} (carry|support) [the] {subject:obj} (|on it|on top of it|"
+          "on top)", rel="on"),
+        Q("(does|do) [the] {subject:obj} (sit|rest|lie|stand) " + _ANY_REL + " " + _TAIL),
+        Q("is [the] {anchor:obj} (holding|containing) [the] {subject:obj} " + _IN_IT, rel="in"),
+        Q("is [the] {anchor:obj} (carrying|supporting) [the] {subject:obj} (|on it|"
+          "on top of it|on top)", rel="on"),
     )),
     Template("relate_object", "object", "the object S with Relation(S, rel, anchor)", (
         P("(what|which object) is {rel} [the] {anchor:obj}"),
         P("what is [the] {anchor:obj} (on|on top of|resting on|sitting on)", rel="below"),
         P("what is [the] {anchor:obj} (in|inside|resting in|sitting in)", parse_only=True,
           rel="below"),
+        # parse-only: "what's sitting in the blue bowl?", "which bowl is the red block in?",
+        # "what lies beneath the red block?"
+        Q(f"{_OBJECT} (is|sits|rests|lies|stands|is there|is located|is found|can you see|"
+          f"do you see|is currently|is still|is now) {_POSTURE} {{rel}} [the] {{anchor:obj}} "
+          + _TAIL),
+        Q(f"{_OBJECT} (is|does) [the] {{anchor:obj}} (|sit|rest|lie|stand|{_POSTURE_WORDS}) "
+          f"{_BELOW_WORDS} {_TAIL}", rel="below"),
+        Q(f"{_OBJECT} (is|does) [the] {{anchor:obj}} (|sit|rest|lie|stand|{_POSTURE_WORDS}) "
+          f"{_ABOVE_WORDS} {_TAIL}", rel="above"),
+        Q(f"{_OBJECT} (contains|holds|has|supports|carries|is holding|is supporting|"
+          f"is carrying) [the] {{anchor:obj}} (|in it|inside it|on it|on top of it|on top)",
+          rel="below"),
+        Q(f"{_BELOW_WORDS} (which|what) (|bowl|block|object|thing|one) (is|does) [the] "
+          f"{{anchor:obj}} (|sit|rest|lie|stand|{_POSTURE_WORDS}) {_TAIL}", rel="below"),
     )),
     Template("query_color", "color", "the color of the object of a type that is rel the anchor", (
         P(_COLOR + " the bowl that [the] {anchor:obj} is (in|inside|resting in)",
@@ -71,11 +237,43 @@ TEMPLATES: tuple[Template, ...] = (
         P(_COLOR + " the block that [the] {anchor:obj} is (on|on top of|resting on)",
           rel="below", type="block"),
         P(_COLOR + " the {type} " + _REL),
+        # parse-only: "what colour is the cube sitting on the stand?", "what color block is in
+        # the blue bowl?", "what color bowl is the red block in?", "the bowl holding the X"
+        Q(f"{_COLOR_OF} [the] {{type}} {_THAT_IS} {_POSTURE} {{rel}} [the] {{anchor:place}} "
+          + _TAIL),
+        Q(f"{_COLOR_OF} [the] {{type}} (that|which|) [the] {{anchor:obj}} (is|sits|rests|lies|"
+          f"stands|is {_POSTURE_WORDS.replace('|', '|is ')}|has been placed|was put) "
+          f"{_BELOW_WORDS} {_TAIL}", rel="below"),
+        Q(f"(what|which) color (does|do) [the] {{type}} {_THAT_IS} {_POSTURE} {{rel}} [the] "
+          f"{{anchor:place}} have"),
+        Q(f"(what|which) color {{type}} (is|sits|lies|rests) {_POSTURE} {{rel}} [the] "
+          f"{{anchor:place}} {_TAIL}"),
+        Q(f"(what|which) color {{type}} (is|does) [the] {{anchor:obj}} (|sit|rest|lie|stand|"
+          f"{_POSTURE_WORDS}) {_BELOW_WORDS} {_TAIL}", rel="below"),
+        Q(f"{_COLOR_OF} [the] {{type}} (containing|holding|that contains|that holds|"
+          f"which contains|which holds|with|that has|which has|supporting|carrying) [the] "
+          f"{{anchor:obj}} (|in it|on it|on top of it|on top)", rel="below"),
     )),
     Template("list_objects", "objects", "every object in the scene, sorted by name", (
         P("(what|which) objects are (on the table|there|in the scene)"),
         P("list (the|all the|all) objects (|on the table)"),
         P("what objects (do you see|can you see)"),
+        # parse-only: "which things can you see?", "name every object", "what do you see?"
+        Q("(what|which) (objects|things|object) (are there|are|do you see|can you see|can be "
+          "seen|do we have|exist|are present|are visible|are there in the scene|are there on "
+          "the table|are on the table|are in the scene|are in the image|are in the picture|"
+          "are here|do you have|are lying on the table|are sitting on the table) (|on the "
+          "table|in the scene|here|in the image|in the picture|right now|now)"),
+        Q("(list|name|show|enumerate|tell me|identify|give me) (|the|all|all the|all of the|"
+          "every|each|each of the|every single) (objects|object|things|thing) (|on the table|in "
+          "the scene|there|you see|you can see|that you see|that you can see|here|there are|"
+          "present|in the image|in the picture|that are on the table|that are there|"
+          "visible|one by one)"),
+        Q("(list|name|enumerate|identify) everything (|on the table|in the scene|you see|you "
+          "can see|that you see|that you can see|there is|here|present|visible)"),
+        Q("what (do|can) you see (|on the table|in the scene|here|in the image|in the picture)"),
+        Q("what (is|are) (|there) (there|in the scene|visible|in the image|in the picture|"
+          "present)"),
     )),
     Template("all_in", "yes/no", "is every block in a bowl (of the same / a different color)", (
         P("are all (the|of the|~) blocks in bowls", mode="any"),
@@ -88,6 +286,11 @@ TEMPLATES: tuple[Template, ...] = (
           "bowls of another color)", mode="different"),
         P("is (every|each) block in (a bowl of a different color|a mismatched bowl|a bowl of "
           "another color)", mode="different"),
+        # parse-only: "are the blocks all inside bowls?", "is every cube in a bowl of its own
+        # colour?", "are all blocks in differently coloured bowls?"
+        *_all_in("any", _ANY_MANY, _ANY_ONE),
+        *_all_in("same", _SAME_MANY, _SAME_ONE),
+        *_all_in("different", _DIFFERENT_MANY, _DIFFERENT_ONE),
     )),
 )
 BY_ID: dict[str, Template] = {t.id: t for t in TEMPLATES}

@@ -4,6 +4,14 @@ Each parameter *kind* maps canonical values (what programs hold: "left", "red bl
 phrases that may say them ("to the left of", "left of"); the first phrase is canonical. The
 parser accepts every phrase, the renderer picks among them, so both read from one table.
 
+Some phrases are *heard* only (`Kind.heard`): the parser accepts them, the renderer never says
+them ("blocks" after "is there any", "in back of" for "behind"), so generated data and the
+tokenizer trained on it stay as they were. Likewise `normalize` folds what the renderer says
+("grey", "an") and the tokenizer sees, whereas `fold_question` folds further spellings only on
+the parser's side ("cube", "what's", "can you tell me if ..."). `normalize_answer` is the
+answer side: equivalent answers ("grey", "Gray.", "none" / "nothing", "two" / "2", lists in any
+order) to one form.
+
 Names follow the simulator's scene ("<color> block", "<color> bowl", "stand", "table") and
 relation ids follow `ravens_env.scene_graph` (which, like this module, does not import
 PyBullet, so a VQA service using the language stays light).
@@ -12,7 +20,7 @@ PyBullet, so a VQA service using the language stays light).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ravens_env.colors import ALL_COLORS
 from ravens_env.scene_graph import TABLE
@@ -27,6 +35,30 @@ ANSWER_TYPES = ("yes/no", "color", "count", "object", "objects")
 # Words rewritten before parsing: spelling variants and the article before a vowel.
 WORD_SYNONYMS = {"grey": "gray", "colour": "color", "colours": "colors", "an": "a"}
 
+# Generic anchors: "in a bowl" / "in bowls" is Relation(S, rel, B) for some bowl B (not S).
+# Programs hold them as anchor values; only parse-only phrasings hear them.
+GROUPS = {"any bowl": "bowl", "any block": "block"}
+
+# Parse-side word folds, after `normalize` (see the module docstring): never in rendered text.
+PARSE_WORDS = {
+    "cube": "block", "cubes": "blocks", "item": "object", "items": "objects",
+    "coloured": "colored", "what's": "what is", "whats": "what is", "what're": "what are",
+    "where's": "where is", "that's": "that is", "there's": "there is", "it's": "it is",
+    "isn't": "is not", "aren't": "are not", "don't": "do not", "doesn't": "does not",
+    "can't": "cannot", "color's": "color is", "colour's": "color is", "block's": "block is",
+    "cube's": "block is", "bowl's": "bowl is", "stand's": "stand is",
+}
+# Parse-side phrase rewrites, in order: a polite or embedded question becomes the question.
+_PARSE_PHRASES = (
+    (re.compile(r"^(?:please )?(?:(?:can|could|would|will) you )?(?:please )?"
+                r"(?=(?:list|name|enumerate|identify|count|tell|show|give)\b)"), ""),
+    (re.compile(r"^(?:tell|show) me (?:please )?"), ""),
+    (re.compile(r"^(?:i (?:want|would like) to know|i wonder|do you know) "), ""),
+    (re.compile(r"^(?:if|whether) (.+?) (is|are|does|do) (.+)$"), r"\2 \1 \3"),
+    (re.compile(r" please$"), ""),
+    (re.compile(r"\binside of\b"), "inside"),
+)
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -35,21 +67,27 @@ class Kind:
     name: str
     phrases: dict[str, tuple[str, ...]]
     label: str  # how the kind appears in a listed form, e.g. "<relation>"
+    heard: dict[str, tuple[str, ...]] = field(default_factory=dict)  # parse-only phrases
 
     @property
     def values(self) -> tuple[str, ...]:
         return tuple(self.phrases)
 
+    def all_phrases(self) -> dict[str, tuple[str, ...]]:
+        """Every phrase the parser hears per value: the said ones, then the heard-only ones."""
+        return {v: self.phrases[v] + self.heard.get(v, ()) for v in self.phrases}
+
     def value_of(self, phrase: str) -> str:
         """The canonical value a phrase says (the phrase must be one of this kind's)."""
-        for value, options in self.phrases.items():
+        for value, options in self.all_phrases().items():
             if phrase in options:
                 return value
         raise KeyError(f"{phrase!r} is not a {self.name}")
 
     def regex(self) -> str:
-        """Alternation of every phrase, longest first."""
-        options = sorted({p for ps in self.phrases.values() for p in ps}, key=len, reverse=True)
+        """Alternation of every phrase (heard-only ones included), longest first."""
+        options = sorted({p for ps in self.all_phrases().values() for p in ps},
+                         key=len, reverse=True)
         return "|".join(re.escape(p) for p in options)
 
 
@@ -70,26 +108,111 @@ _RELATION_PHRASES = {
     "behind": ("behind",),
 }
 
+# Heard, never said: other ways to put a relation, and the number a person did not agree.
+_RELATION_HEARD = {
+    "in": ("within",),
+    "behind": ("in back of", "at the back of"),
+    "left": ("on the left side of", "to the left side of", "to the left hand side of"),
+    "right": ("on the right side of", "to the right side of", "to the right hand side of"),
+}
+_SINGULAR = {**{t: (t,) for t in OBJECT_TYPES}, "object": ("object", "thing")}
+_PLURAL = {**{t: (t + "s",) for t in OBJECT_TYPES}, "object": ("objects", "things")}
+_PLACES = {**_object_names(), TABLE: (TABLE,)}
+_GROUP_PHRASES = {
+    "any bowl": ("a bowl", "bowls", "any bowl", "any bowls", "the bowls", "any of the bowls",
+                 "one of the bowls", "some bowl", "some bowls", "a bowl of any color"),
+    "any block": ("another block", "a block", "other blocks", "any block", "blocks",
+                  "any other block", "other block", "another one", "the other blocks",
+                  "one of the blocks", "one of the other blocks", "any of the other blocks",
+                  "some other block", "some block", "a different block"),
+}
+
 KINDS: dict[str, Kind] = {
     "obj": Kind("obj", _object_names(), "<object>"),
-    "place": Kind("place", {**_object_names(), TABLE: (TABLE,)}, "<object or table>"),
-    "rel": Kind("rel", _RELATION_PHRASES, "<relation>"),
+    "place": Kind("place", _PLACES, "<object or table>"),
+    "rel": Kind("rel", _RELATION_PHRASES, "<relation>", _RELATION_HEARD),
     "color": Kind("color", {c: (c,) for c in ALL_COLORS}, "<color>"),
-    "type": Kind("type", {**{t: (t,) for t in OBJECT_TYPES}, "object": ("object", "thing")},
-                 "<block|bowl|stand|object>"),
-    "types": Kind("types", {**{t: (t + "s",) for t in OBJECT_TYPES},
-                            "object": ("objects", "things")}, "<blocks|bowls|stands|objects>"),
+    "type": Kind("type", _SINGULAR, "<block|bowl|stand|object>", _PLURAL),
+    "types": Kind("types", _PLURAL, "<blocks|bowls|stands|objects>", _SINGULAR),
+    # parse-only phrasings only: a place, or any bowl / any block ("in bowls", "on another block")
+    "anyplace": Kind("anyplace", {**_PLACES, **_GROUP_PHRASES}, "<object, table, a bowl or "
+                     "another block>"),
 }
 
 
 def normalize(text: str) -> str:
-    """Lower case, single spaces, no trailing '?', '.' or '!', synonyms of single words folded."""
+    """Lower case, single spaces, no trailing '?', '.' or '!', synonyms of single words folded.
+    What the tokenizer sees too: keep it as it is (its corpus must stay byte-identical)."""
     words = re.sub(r"[?.!\s]+$", "", text.strip().lower()).split()
     return " ".join(WORD_SYNONYMS.get(w, w) for w in words)
+
+
+def fold_question(text: str) -> str:
+    """`normalize`, then the parser's own folds: curly quotes, commas, contractions, synonyms
+    ("cube", "item"), politeness and embedded questions ("can you tell me if the X is in Y" ->
+    "is the X in Y"). Never changes a rendered question (they hold none of these words)."""
+    text = normalize(text.replace("\u2019", "'").replace("\u2018", "'").replace(",", " "))
+    text = " ".join(PARSE_WORDS.get(w, w) for w in text.split())
+    for pattern, replacement in _PARSE_PHRASES:
+        text = pattern.sub(replacement, text)
+    return normalize(text)
+
+
+# -- the answer side -------------------------------------------------------------------------
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                 "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                 "seventeen", "eighteen", "nineteen", "twenty")
+_NUMBERS = {w: str(n) for n, w in enumerate(_NUMBER_WORDS)}
+_NOTHING_WORDS = ("none", "nothing", "no object", "no objects", "no block", "no blocks",
+                  "no bowl", "no bowls", "nothing at all", "there is nothing", "empty", "n/a")
+ANSWER_WORDS = {
+    **_NUMBERS, **dict.fromkeys(_NOTHING_WORDS, NOTHING),
+    **dict.fromkeys(("yes", "yeah", "yep", "true", "correct"), "yes"),
+    **dict.fromkeys(("no", "nope", "false", "incorrect"), "no"),
+}
+_NAME_WORDS = {"grey": "gray", "cube": "block", "cubes": "block", "blocks": "block",
+               "bowls": "bowl"}
+_COUNTED = re.compile(r"^(\d+|" + "|".join(_NUMBER_WORDS) + r")(?: \w+)? "
+                      r"(?:objects?|things?|items?|blocks?|cubes?|bowls?|stands?)$")
+
+
+def normalize_answer(text: object, answer_type: str | None = None) -> str:
+    """One form for equivalent answers: lower case, no surrounding spaces or final '.', '!',
+    numbers as digits ("two", "2 blocks" -> "2"), "none" / "no objects" -> "nothing" ("0" for
+    a count), "Yes." / "yeah" -> "yes", "grey" -> "gray", "cube" -> "block", "the red block"
+    -> "red block", and a list ("a, b and c", "c, b, a") as its items sorted and joined by
+    ", " (how list_objects answers). Answers of `question_exec` are already in this form."""
+    text = re.sub(r"[.!?\s]+$", "", str(text).strip().lower().replace("\u2019", "'"))
+    items = [i for i in re.split(r"\s*(?:,|;|&|\band\b)\s*", text) if i.strip()]
+    if len(items) > 1:
+        return ", ".join(sorted({_answer_item(i) for i in items} - {NOTHING})) or NOTHING
+    answer = _answer_item(text)
+    if answer_type == "count" and answer in (NOTHING, "no"):
+        return "0"
+    return answer
+
+
+def _answer_item(text: str) -> str:
+    text = " ".join(text.split())
+    if text in ANSWER_WORDS:
+        return ANSWER_WORDS[text]
+    counted = _COUNTED.match(text)
+    if counted:
+        return _NUMBERS.get(counted[1], counted[1])
+    text = re.sub(r"^(?:the|a|an) ", "", text)
+    text = " ".join(_NAME_WORDS.get(w, w) for w in text.split())
+    return ANSWER_WORDS.get(text, text)
+
+
+def same_answer(a: object, b: object, answer_type: str | None = None) -> bool:
+    """Whether two answers say the same: equal after `normalize_answer`."""
+    return normalize_answer(a, answer_type) == normalize_answer(b, answer_type)
 
 
 def vocabulary_hint() -> str:
     """One paragraph naming the values each slot of a form may take (for error messages)."""
     relations = ", ".join(p[0] for p in _RELATION_PHRASES.values())
     return (f"<object> is '<color> block', '<color> bowl' or 'stand'; <color> is one of "
-            f"{', '.join(ALL_COLORS)}; <relation> is one of {relations}.")
+            f"{', '.join(ALL_COLORS)}; <relation> is one of {relations}. After 'is there', "
+            f"'how many' and 'is the <object>', the <object or table> may also be 'a bowl' "
+            f"(any bowl) or 'another block' (any block).")

@@ -31,7 +31,13 @@ from vrs.question_templates import (
     param_values,
     template_of,
 )
-from vrs.question_vocab import ANSWER_TYPES, normalize, vocabulary_hint
+from vrs.question_vocab import (
+    ANSWER_TYPES,
+    fold_question,
+    normalize_answer,
+    same_answer,
+    vocabulary_hint,
+)
 
 __all__ = [
     "ANSWER_TYPES",
@@ -43,22 +49,26 @@ __all__ = [
     "answer_question",
     "answer_type",
     "list_templates",
+    "normalize_answer",
     "param_values",
     "parse_question",
     "render_question",
+    "same_answer",
     "supported_forms",
     "validate_question",
 ]
 
 
 def parse_question(text: str) -> Question:
-    """The program a question says. Case, spacing, a trailing '?' and spelling variants
-    ('grey', 'colour', 'an') do not matter; raises UnsupportedQuestion naming the words that were
-    not understood (or saying that the words are known but their order is not) and listing the
-    supported forms."""
+    """The program a question says. Case, spacing, a trailing '?', spelling variants
+    ('grey', 'colour', 'an'), synonyms ('cube'), contractions ('what's') and a polite frame
+    ('can you tell me if ...') do not matter, and the parse-only phrasings hear paraphrases
+    ("how many blocks are in bowls?", "what colour block is in the blue bowl?"); raises
+    UnsupportedQuestion naming the words that were not understood (or saying that the words are
+    known but their order is not) and listing the supported forms."""
     if not isinstance(text, str):
         raise UnsupportedQuestion(f"a question must be a string, got {type(text).__name__}")
-    norm = normalize(text)
+    norm = fold_question(text)
     for template in TEMPLATES:
         for phrasing in template.phrasings:
             params = phrasing.match(norm)
@@ -70,10 +80,14 @@ def parse_question(text: str) -> Question:
 
 def render_question(q: Question, rng: np.random.Generator | None = None) -> str:
     """Text for a program: the canonical phrasing without `rng`; with one, a phrasing and
-    synonyms picked by it. `parse_question(render_question(q, rng)) == q` always."""
+    synonyms picked by it. `parse_question(render_question(q, rng)) == q` always. A program
+    that only a parse-only phrasing fits (an "any bowl" anchor, never in generated data) is
+    said canonically by the first such phrasing ("is the red block in a bowl?")."""
     template = template_of(q)
     params = q.args
     fitting = [p for p in template.phrasings if not p.parse_only and p.fits(params)]
+    if not fitting:  # only a parse-only phrasing fits (an "any bowl" anchor): its first words
+        return next(p for p in template.phrasings if p.fits(params)).render(params)
     phrasing = fitting[0] if rng is None else fitting[int(rng.integers(len(fitting)))]
     return phrasing.render(params, rng)
 
@@ -98,6 +112,10 @@ def supported_forms() -> str:
 def _diagnose(norm: str) -> str:
     if not norm:
         return "the question is empty"
+    negations = [w for w in ("not", "no", "never", "nor", "without") if w in norm.split()]
+    if negations:  # "not" is heard inside some phrasings ("bowls that do not match"), so say so
+        return (f"did not understand the negation {negations[0]!r} (the language has none: ask "
+                f"the positive question)")
     known = set().union(*(p.words() for t in TEMPLATES for p in t.phrasings))
     unknown = [w for w in norm.split() if w not in known]
     if unknown:

@@ -18,6 +18,7 @@ import numpy as np
 
 from common.stats import wilson_interval
 from vrs.images import to_rgb_array
+from vrs.question_vocab import same_answer
 from vrs.reasoner import Answer, Reasoner
 
 IMAGES_PER_CALL = 16
@@ -82,7 +83,8 @@ def _record(row: dict, answer: Answer) -> dict:
     keep = ("image_id", "question", "answer", "answer_type", "template", "family", "same_color",
             "dark")
     return {**{k: row[k] for k in keep}, "predicted": answer.text,
-            "score": round(answer.score, 4), "correct": is_correct(answer.text, row["answer"])}
+            "score": round(answer.score, 4), "correct": is_correct(answer.text, row["answer"]),
+            "equivalent": is_equivalent(answer.text, row["answer"], row["answer_type"])}
 
 
 def is_correct(predicted: str, gold: object) -> bool:
@@ -90,6 +92,14 @@ def is_correct(predicted: str, gold: object) -> bool:
     `eval vqa` always has; "Blue " for "blue" is wrong. Why one function: `codeplan ask
     --questions` scores with it too, so both report the same accuracy for the same answers."""
     return predicted == str(gold)
+
+
+def is_equivalent(predicted: str, gold: object, answer_type: str | None = None) -> bool:
+    """Whether an answer says the same as the gold one up to form ("Grey." for "gray", "two"
+    for "2", "none" for "nothing", a list in another order): `vrs.question_vocab.same_answer`.
+    Recorded beside `correct` for answers from outside the answer vocabulary (a free-text
+    model); the published accuracy stays exact match (`is_correct`)."""
+    return same_answer(predicted, gold, answer_type)
 
 
 def accuracy(records: list[dict]) -> dict:

@@ -5,6 +5,7 @@
     codeplan eval actor --checkpoint runs/cliport --task put-block-in-bowl --episodes 100 [--json]
     codeplan eval vqa --suite paper-table1        # or --model default,ofa --data data/vqa-val
     codeplan eval oracle --suite reasoning --episodes 100 [--seed-start 0] [--json]
+    codeplan eval questions [--part heldout] [--file my.jsonl] [--json]
 
 closed-loop: a suite fixes tasks, modes and seeds and writes results/<suite>/<date>/
 (episodes.jsonl, runs/, summary.json, table.md, table.csv, success.png, command.txt); `--task`
@@ -12,6 +13,7 @@ runs an ad-hoc grid into results/closed-loop/ (or `--out`). `codeplan results` c
 suite table into docs/RESULTS.md. actor: any actor checkpoint alone (no planner, no reasoner).
 vqa: the seed paper's Table 1 (accuracy per split and answer type) for one or more reasoners.
 oracle: the scripted oracle's success per task (no situations), the bound any system is under.
+questions: the question parser on a paraphrase set (right program or refusal, per part).
 Heavy imports (torch, the simulator) happen in the handlers, so `codeplan --help` stays fast.
 """
 
@@ -46,7 +48,8 @@ if TYPE_CHECKING:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Add `eval closed-loop`, `actor`, `vqa`, `oracle`, `parser`, `audit` and `grounding`."""
+    """Add `eval closed-loop`, `actor`, `vqa`, `oracle`, `parser`, `questions`, `audit`,
+    `grounding` and `preconditions`."""
     esub = add_group(subparsers, "eval", "evaluations that print rates with 95%% intervals",
                      "eval commands", "TARGET")
     add_closed_loop_parser(esub)
@@ -54,6 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_vqa_parser(esub)
     add_oracle_parser(esub)
     add_parser_corpus_parser(esub)
+    add_questions_parser(esub)
     add_audit_parser(esub)
     add_grounding_parser(esub)
     add_preconditions_parser(esub)
@@ -495,4 +499,31 @@ def _eval_parser(args: argparse.Namespace) -> int:
         print(f"  MISREAD {row['id']} (seed {row['seed']}): {row['instruction']} -- "
               f"{row['detail']}")
     print(f"written to {out}/summary.json")
+    return 0
+
+
+# -- codeplan eval questions -------------------------------------------------------------
+def add_questions_parser(esub: argparse._SubParsersAction) -> None:
+    """Add `questions` to the `eval` group: the question parser on a paraphrase set."""
+    p = esub.add_parser("questions", help="the question parser on a paraphrase set: questions "
+                        "parsed to the right program, per part and template (95%% CI)")
+    p.add_argument("--file", type=Path, default=None,
+                   help="a paraphrase .jsonl (default: vrs/question_paraphrases.jsonl)")
+    p.add_argument("--part", choices=("all", "dev", "heldout"), default="all")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_questions)
+
+
+def _eval_questions(args: argparse.Namespace) -> int:
+    from runtime.eval.question_paraphrases import evaluate, format_report, load_paraphrases
+
+    try:
+        rows = load_paraphrases(args.file)
+    except (OSError, ValueError) as e:
+        raise CliError(str(e)) from None
+    rows = [r for r in rows if args.part in ("all", r.part)]
+    if not rows:
+        raise CliError(f"no {args.part} rows in {args.file or 'the paraphrase set'}")
+    result = evaluate(rows)
+    print(json.dumps(result) if args.json else format_report(result).rstrip("\n"))
     return 0

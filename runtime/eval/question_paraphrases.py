@@ -1,0 +1,141 @@
+"""`codeplan eval questions`: does the question parser read natural paraphrases right?
+
+The paraphrase set (`vrs/question_paraphrases.jsonl`) holds questions as a person would ask
+them ("how many cubes are sitting in the bowls?", "what's the colour of the block on the
+stand?", "can you tell me if the red block is in the blue bowl?"), each with the program it
+should parse to (template id + params, exactly what `parse_question` returns) or `null` for a
+question the language cannot express, which must be refused with the list of supported forms
+rather than misread ("is the red block not in the blue bowl?").
+
+Rows are marked by part. `heldout` rows (249) were written first, on 2026-11-26, before the
+parser's paraphrase phrasings were written, and frozen (tests/vrs/test_question_paraphrases.py
+checks their sha256, HELDOUT_SHA256): they are only measured, never tuned on. `dev` rows were
+written next and used while the phrasings were written. A row is right when the parser returns
+exactly its program (or refuses a `null` row); `ambiguous` counts rows whose text some other
+phrasing would read as another program (parsing takes the first, so that is a latent misread).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import vrs
+from common.stats import wilson_interval
+from vrs.question_templates import TEMPLATES
+from vrs.question_vocab import fold_question
+from vrs.questions import Question, UnsupportedQuestion, parse_question
+
+PARAPHRASE_FILE = Path(vrs.__file__).parent / "question_paraphrases.jsonl"
+PARTS = ("dev", "heldout")
+HELDOUT_SHA256 = "23ab891d7935294307ceb495708b286174bd9c41b3dd0c59e6e010830d60c682"
+REFUSE = "refuse"  # the group of the rows that must be refused
+
+
+@dataclass(frozen=True)
+class Paraphrase:
+    """One question and the program it should parse to (None: it must be refused)."""
+
+    id: str
+    part: str
+    question: str
+    expected: Question | None
+    why: str = ""
+
+    @property
+    def group(self) -> str:
+        """The expected template id, or "refuse"."""
+        return self.expected.template if self.expected else REFUSE
+
+
+def load_paraphrases(path: Path | None = None) -> list[Paraphrase]:
+    """The rows of a paraphrase file (default: the shipped set); ValueError naming a bad line."""
+    path = Path(path or PARAPHRASE_FILE)
+    rows = []
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            d = json.loads(raw)
+            expected = None if d["template"] is None else Question(d["template"], d["params"])
+            row = Paraphrase(d["id"], d["part"], d["question"], expected, d.get("why", ""))
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}:{n}: not a paraphrase row ({e!r})") from None
+        if row.part not in PARTS:
+            raise ValueError(f"{path}:{n}: part {row.part!r} is not one of {PARTS}")
+        rows.append(row)
+    return rows
+
+
+def readings(text: str) -> set[Question]:
+    """Every program any phrasing (said or parse-only) reads `text` as."""
+    norm = fold_question(text)
+    return {Question(t.id, params) for t in TEMPLATES for p in t.phrasings
+            if (params := p.match(norm)) is not None}
+
+
+def score(row: Paraphrase) -> dict:
+    """One row's outcome: what the parser returned, whether it is right, other readings."""
+    try:
+        q = parse_question(row.question)
+        got = {"template": q.template, "params": q.args}
+    except UnsupportedQuestion:
+        q, got = None, None
+    others = readings(row.question) - {q}
+    return {"id": row.id, "part": row.part, "group": row.group, "question": row.question,
+            "expected": None if row.expected is None else {"template": row.expected.template,
+                                                           "params": row.expected.args},
+            "got": got, "correct": q == row.expected, "ambiguous": bool(q and others)}
+
+
+def rate(records: list[dict]) -> dict:
+    """{'accuracy', 'correct', 'n', 'ci95'} (95% Wilson) of some scored rows."""
+    n, k = len(records), sum(r["correct"] for r in records)
+    lo, hi = wilson_interval(k, n) if n else (0.0, 0.0)
+    return {"accuracy": round(k / n, 4) if n else None, "correct": k, "n": n,
+            "ci95": [round(lo, 4), round(hi, 4)]}
+
+
+def evaluate(rows: list[Paraphrase]) -> dict:
+    """Per part: overall rate, rate per expected template ("refuse" for the refused rows),
+    ambiguous rows; and every failure."""
+    records = [score(r) for r in rows]
+    parts = {}
+    for part in PARTS:
+        mine = [r for r in records if r["part"] == part]
+        if not mine:
+            continue
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for r in mine:
+            groups[r["group"]].append(r)
+        parts[part] = {**rate(mine), "ambiguous": sum(r["ambiguous"] for r in mine),
+                       "by_template": {g: rate(v) for g, v in sorted(groups.items())}}
+    return {"parts": parts, "overall": rate(records),
+            "failures": [r for r in records if not r["correct"]],
+            "ambiguous": [r for r in records if r["ambiguous"]]}
+
+
+def _pct(s: dict) -> str:
+    lo, hi = s["ci95"]
+    return (f"{s['correct']}/{s['n']} = {100 * s['accuracy']:.1f}% "
+            f"[{100 * lo:.1f}–{100 * hi:.1f}]")
+
+
+def format_report(result: dict) -> str:
+    """The rates per part and template (95% Wilson intervals), then every failure."""
+    lines = []
+    for part, s in result["parts"].items():
+        lines.append(f"{part}: {_pct(s)} parsed to the right program "
+                     f"(ambiguous: {s['ambiguous']})")
+        lines += [f"  {g:16} {_pct(t)}" for g, t in s["by_template"].items()]
+    if result["failures"]:
+        lines.append(f"\n{len(result['failures'])} failure(s):")
+        for r in result["failures"]:
+            lines.append(f"  {r['id']} {r['question']!r}\n      want {r['expected']}\n"
+                         f"      got  {r['got'] or 'refused'}")
+    for r in result["ambiguous"]:
+        also = sorted(f"{q.template} {q.args}" for q in readings(r["question"]))
+        lines.append(f"  AMBIGUOUS {r['id']} {r['question']!r}: {also}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,262 @@
+"""Questions in other words: the paraphrase set, the issue's variants, generic anchors ("in
+bowls"), the answer normaliser, refusals, and that the renderer still says what it said.
+
+The paraphrase set and its scoring live in `runtime.eval.question_paraphrases` (`codeplan eval
+questions`); its held-out part is pinned by hash, so it cannot be edited to fit the parser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from ravens_env.scene_graph import Scene, SceneObject, compute_relations
+from runtime.eval.question_paraphrases import (
+    HELDOUT_SHA256,
+    PARAPHRASE_FILE,
+    evaluate,
+    load_paraphrases,
+    readings,
+)
+from vrs.question_templates import TEMPLATES
+from vrs.questions import (
+    Question,
+    UnsupportedQuestion,
+    answer_question,
+    normalize_answer,
+    parse_question,
+    render_question,
+    same_answer,
+    validate_question,
+)
+
+HELDOUT_TARGET = 0.98  # the issue's target; measured once on 2026-11-26: 249/249
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return load_paraphrases()
+
+
+@pytest.fixture(scope="module")
+def result(rows):
+    return evaluate(rows)
+
+
+def test_the_heldout_part_is_the_frozen_one(rows):
+    lines = [raw for raw in PARAPHRASE_FILE.read_text(encoding="utf-8").splitlines(keepends=True)
+             if '"part": "heldout"' in raw]
+    assert hashlib.sha256("".join(lines).encode()).hexdigest() == HELDOUT_SHA256
+    assert len(lines) == sum(r.part == "heldout" for r in rows)
+
+
+def test_the_set_is_large_split_and_covers_every_template(rows):
+    assert len(rows) >= 300 and len({r.id for r in rows}) == len(rows)
+    assert len({r.question.lower().rstrip("?. ") for r in rows}) == len(rows)  # no repeats
+    heldout = [r for r in rows if r.part == "heldout"]
+    assert 0.6 <= len(heldout) / len(rows) <= 0.72
+    for part in ("dev", "heldout"):
+        groups = {r.group for r in rows if r.part == part}
+        assert groups == {t.id for t in TEMPLATES} | {"refuse"}, part
+    for r in rows:  # every expected program is a valid one
+        if r.expected is not None:
+            validate_question(r.expected)
+
+
+def test_heldout_accuracy_meets_the_target(result):
+    heldout = result["parts"]["heldout"]
+    assert heldout["n"] >= 200
+    assert heldout["accuracy"] >= HELDOUT_TARGET, [
+        f["question"] for f in result["failures"] if f["part"] == "heldout"]
+
+
+def test_every_dev_row_parses_right_and_no_row_reads_two_ways(result):
+    assert [f["question"] for f in result["failures"] if f["part"] == "dev"] == []
+    assert [a["question"] for a in result["ambiguous"]] == []
+
+
+BLOCKS_IN_BOWLS = Question("count", {"type": "block", "rel": "in", "anchor": "any bowl"})
+
+
+@pytest.mark.parametrize(("text", "program"), [
+    # plural / singular, "in bowls" / "in a bowl", "how many X are in Y"
+    ("how many blocks are in bowls?", BLOCKS_IN_BOWLS),
+    ("how many blocks are in a bowl?", BLOCKS_IN_BOWLS),
+    ("How many cubes are in the bowls?", BLOCKS_IN_BOWLS),
+    ("how many block are there?", Question("count", {"type": "block"})),
+    ("how many blocks are in the blue bowl?",
+     Question("count", {"type": "block", "rel": "in", "anchor": "blue bowl"})),
+    ("is there any blocks?", Question("exists", {"type": "block"})),
+    ("are there any red block?", Question("exists", {"type": "block", "color": "red"})),
+    # "is there any", grey / gray, cube / block
+    ("is there any grey cube?", Question("exists", {"type": "block", "color": "gray"})),
+    ("Are there any gray cubes on the table?", Question(
+        "exists", {"type": "block", "color": "gray", "rel": "on", "anchor": "table"})),
+    ("is any block in a bowl?",
+     Question("exists", {"type": "block", "rel": "in", "anchor": "any bowl"})),
+    # "what is the colour of ...", "what's", contractions
+    ("What is the colour of the block in the blue bowl?",
+     Question("query_color", {"type": "block", "rel": "in", "anchor": "blue bowl"})),
+    ("what's the color of the cube that's on the stand?",
+     Question("query_color", {"type": "block", "rel": "on", "anchor": "stand"})),
+    ("what colour bowl is the red block in?",
+     Question("query_color", {"type": "bowl", "rel": "below", "anchor": "red block"})),
+    ("what's in the blue bowl?", Question("relate_object", {"rel": "in", "anchor": "blue bowl"})),
+    # "on top of", "inside", "to the left of", posture verbs
+    ("is the red cube sitting on top of the green block?", Question(
+        "relation_yes_no", {"subject": "red block", "rel": "on", "anchor": "green block"})),
+    ("is the red block inside of the grey bowl?", Question(
+        "relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "gray bowl"})),
+    ("is the red block to the left of the stand?", Question(
+        "relation_yes_no", {"subject": "red block", "rel": "left", "anchor": "stand"})),
+    ("is the red block in a bowl?", Question(
+        "relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "any bowl"})),
+    ("Can you tell me if the red block is in the blue bowl?", Question(
+        "relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "blue bowl"})),
+    ("which bowl is the red block in?",
+     Question("relate_object", {"rel": "below", "anchor": "red block"})),
+    ("name every object", Question("list_objects")),
+    ("are all blocks in bowls with matching colours?", Question("all_in", {"mode": "same"})),
+    ("is each cube in a differently coloured bowl?",
+     Question("all_in", {"mode": "different"})),
+])
+def test_the_issues_variants_parse_to_the_right_program(text, program):
+    assert parse_question(text) == program
+    assert readings(text) == {program}
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("is the red block not in the blue bowl?", "'not'"),
+    ("how many blocks aren't in bowls?", "'not'"),
+    ("what is next to the red block?", "'next'"),
+    ("what is on the table?", "not in this order"),  # still refused: list or count?
+    ("where is the red block?", "'where'"),
+])
+def test_unsupported_questions_are_refused_with_the_supported_forms(text, says):
+    with pytest.raises(UnsupportedQuestion) as err:
+        parse_question(text)
+    message = str(err.value)
+    assert says in message
+    assert "supported forms" in message and "is the <object> <relation> the" in message
+    assert "'a bowl' (any bowl)" in message
+
+
+def obj(name: str, x: float, y: float, z: float | None = None) -> SceneObject:
+    kind = name.split()[-1]
+    height = {"block": 0.02, "bowl": 0.0, "stand": 0.005}[kind]
+    color = "brown" if kind == "stand" else name.split()[0]
+    return SceneObject(name, kind, color, (x, y, height if z is None else z))
+
+
+@pytest.fixture(scope="module")
+def bowls_scene() -> Scene:
+    """red block in the blue bowl, green block in the green bowl, pink block on the yellow
+    block on the table; the gray bowl is empty."""
+    objects = [obj("blue bowl", 0.5, 0.0), obj("red block", 0.51, 0.005, 0.026),
+               obj("green bowl", 0.5, 0.2), obj("green block", 0.5, 0.2, 0.026),
+               obj("yellow block", 0.5, -0.2), obj("pink block", 0.5, -0.2, 0.06),
+               obj("gray bowl", 0.35, 0.1)]
+    return Scene(objects, compute_relations(objects))
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("how many blocks are in bowls?", "2"), ("how many green blocks are in a bowl?", "1"),
+    ("how many blocks are on other blocks?", "1"), ("how many bowls are in bowls?", "0"),
+    ("is the red block in a bowl?", "yes"), ("is the yellow block in a bowl?", "no"),
+    ("is the pink block on another block?", "yes"),
+    ("is the yellow block on another block?", "no"),  # not on itself
+    ("are there any blocks in bowls?", "yes"), ("is any pink block in a bowl?", "no"),
+    ("is there anything on top of another block?", "yes"),
+])
+def test_generic_anchors_are_answered_by_the_executor(bowls_scene, text, answer):
+    assert answer_question(parse_question(text), bowls_scene) == answer
+
+
+@pytest.mark.parametrize("program", [
+    BLOCKS_IN_BOWLS,
+    Question("exists", {"type": "block", "color": "red", "rel": "on", "anchor": "any block"}),
+    Question("relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "any bowl"}),
+])
+def test_generic_anchor_programs_render_and_parse_back(program):
+    validate_question(program)
+    assert parse_question(render_question(program)) == program
+    assert parse_question(render_question(program, np.random.default_rng(0))) == program
+
+
+def test_generic_anchors_are_not_for_templates_that_want_one_object():
+    for program in (Question("relate_object", {"rel": "in", "anchor": "any bowl"}),
+                    Question("query_color", {"type": "block", "rel": "in",
+                                             "anchor": "any bowl"})):
+        with pytest.raises(UnsupportedQuestion):
+            validate_question(program)
+
+
+def test_the_tokenizer_corpus_is_unchanged():
+    """The OFA tokenizer trains on rendered, normalized questions: pinned, so that a change to
+    what the renderer says (and so to shipped checkpoints' tokenizers) cannot pass unnoticed."""
+    from vrs.ofa.tokenizer import training_corpus
+
+    digest = hashlib.sha256("\n".join(training_corpus()).encode()).hexdigest()
+    assert digest == "41c8a4b1af40e49543bfc463998fe6753ffd5b3edbf9a5a486e5eabd3769b4ae", digest
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("grey", "gray"), ("Gray.", "gray"), (" GREY ", "gray"),
+    ("none", "nothing"), ("No objects", "nothing"), ("nothing.", "nothing"),
+    ("Yes.", "yes"), ("yeah", "yes"), ("No!", "no"),
+    ("two", "2"), ("Two blocks", "2"), ("0", "zero"),
+    ("cube", "block"), ("the red cube", "red block"), ("The grey cube", "gray block"),
+    ("the table", "table"),
+    ("stand, red block and blue bowl", "blue bowl, red block, stand"),
+    ("red block, blue bowl", "blue bowl, red block"), ("blue bowl and the red cube",
+                                                       "blue bowl, red block"),
+])
+def test_equivalent_answers_normalise_to_one_form(a, b):
+    assert same_answer(a, b)
+    assert normalize_answer(a) == normalize_answer(b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("gray", "green"), ("yes", "no"), ("2", "3"), ("red block", "red bowl"),
+    ("nothing", "table"), ("blue bowl, red block", "blue bowl"),
+])
+def test_different_answers_stay_different(a, b):
+    assert not same_answer(a, b)
+
+
+def test_answer_normaliser_keeps_program_answers_and_reads_none_as_zero_for_counts():
+    for answer in ("yes", "no", "gray", "3", "red block", "table", "nothing", "stand",
+                   "blue bowl, gray block, stand"):
+        assert normalize_answer(answer) == answer
+    assert normalize_answer("none", "count") == "0"
+    assert normalize_answer("none") == "nothing"
+
+
+def test_vqa_scoring_records_equivalence_beside_exact_match():
+    from vrs.reasoner import Answer
+    from vrs.scoring import _record, is_correct, is_equivalent
+
+    row = {"image_id": 0, "question": "how many blocks are in the blue bowl?", "answer": "0",
+           "answer_type": "count", "template": "count", "family": "f", "same_color": False,
+           "dark": False}
+    record = _record(row, Answer("None."))
+    assert record["correct"] is False and record["equivalent"] is True
+    assert not is_correct("Grey", "gray") and is_equivalent("Grey", "gray")
+
+
+def test_the_eval_questions_command_prints_the_figures(capsys, tmp_path):
+    from runtime.cli import main
+
+    assert main(["eval", "questions", "--part", "heldout"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("heldout: ") and "[" in out and "relation_yes_no" in out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x1", "part": "dev", "question": "is the red block in a bowl?", '
+                   '"template": "relation_yes_no", "params": {"subject": "red block", '
+                   '"rel": "in", "anchor": "blue bowl"}}\n')
+    assert main(["eval", "questions", "--file", str(bad), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["parts"]["dev"]["correct"] == 0 and len(result["failures"]) == 1
