@@ -40,6 +40,7 @@ from runtime.monitors.gate import PreconditionGate
 from runtime.tools import SWITCH_AFTER, Toolbox
 from runtime.trace import TraceWriter
 from runtime.watch import HALTS_BEFORE_REPLAN, MotionWatcher
+from vrs.questions import UnsupportedQuestion, parse_question
 from vrs.reasoner import Reasoner
 
 SEED_MODES = ("open-loop", "success", "progress")  # the seed paper's Table 2 columns
@@ -234,6 +235,7 @@ class Controller:
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
+        self._belief_stale = False  # a codeplan's question said the belief is wrong somewhere
         self.monitor = make_monitor(mode, lambda: reasoner.name)
         self.toolbox, self.tool_switch = toolbox, tool_switch
         self.watcher = MotionWatcher(toolbox, self._count_look) if mode == WATCH_MODE else None
@@ -336,7 +338,33 @@ class Controller:
         answer = self._ask_one(str(question), bool(at_start))
         if answer not in ("yes", "no"):
             raise ValueError(f"not a yes/no question: {question!r} was answered {answer!r}")
+        self._correct_belief(str(question), answer)
         return answer == "yes"
+
+    def _correct_belief(self, question: str, answer: str) -> None:
+        """A codeplan's own "is the X in/on the Y?" is a perception too, and DKPROMPT's belief
+        is corrected by every answer that contradicts it: "yes" puts the block there; "no" to
+        where the belief has it leaves its place unknown, so the next plan looks again
+        (without this a block someone else moved stays where the belief put it, and every
+        replan reports the same unmet check until the plan budget runs out)."""
+        belief = self.monitor.belief if self.monitor is not None and \
+            self.monitor.keeps_belief else None
+        if belief is None:
+            return
+        try:
+            program = parse_question(question)
+        except UnsupportedQuestion:
+            return
+        params = dict(program.params)
+        if program.template != "relation_yes_no" or params.get("rel") not in ("in", "on"):
+            return
+        block, place = params["subject"], params["anchor"]
+        if belief.where(block) is None:
+            return  # not a block the belief tracks
+        if answer == "yes" and belief.where(block) != place:
+            belief.set(block, place, f"the codeplan asked: {question}")
+        elif answer == "no" and belief.where(block) == place:
+            self._belief_stale = True
 
     def begin_codeplan(self) -> None:
         """Before a new codeplan: keep only earlier claims that still hold.
@@ -361,11 +389,14 @@ class Controller:
     def planning_facts(self, first: bool) -> tuple[list[str], list[tuple[str, str, str]]]:
         """Objects and facts for a plan request: perceived, or — in a symbolic mode after the
         first plan — the belief, which the questions since have kept up to date (DKPROMPT
-        replans from its belief instead of looking at every block again)."""
+        replans from its belief instead of looking at every block again), unless a
+        codeplan's own question said the belief is wrong (`_correct_belief`): then the
+        scene is perceived again and the belief restarts from it."""
+        stale, self._belief_stale = self._belief_stale, False
         if self.monitor is None or not self.monitor.keeps_belief or first or \
-                self._known is None:
+                self._known is None or stale:
             objects, facts = self.perceive_objects(), self.perceive_facts()
-            if self.monitor is not None and first:
+            if self.monitor is not None and (first or stale):
                 self.monitor.start(objects, facts)
             return objects, facts
         return list(self._known), self.monitor.facts()

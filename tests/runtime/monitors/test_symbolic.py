@@ -271,3 +271,21 @@ def test_tune_unsure_refuses_a_run_with_no_episodes(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["tune", "unsure", "--episodes", "0"])
     assert stop.value.code == 2 and "--episodes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["dkprompt", "eff-only"])
+def test_a_codeplan_question_that_contradicts_the_belief_makes_the_next_plan_look_again(
+        mode, tmp_path):
+    """restore-after-disturbance: someone moves a block after the first put. No action's
+    effect names that block, so only the codeplan's own final check sees it; its "no" must
+    correct the belief, or every replan is written from the stale belief and reports the same
+    unmet check until the plan budget runs out (0/20 in the methods-reasoning table before)."""
+    result = run_episode(RunConfig(task="restore-after-disturbance", seed=5000, mode=mode,
+                                   actor="oracle", reasoner="oracle", runs_dir=tmp_path,
+                                   report=False))
+    assert result.success, result.failure_reason
+    events = read_trace(result.run_dir)[1]
+    requests = [e for e in events if e["type"] == "plan_request"]
+    assert len(requests) >= 2
+    moved = {tuple(f) for f in requests[-1]["facts"]} - {tuple(f) for f in requests[0]["facts"]}
+    assert moved  # the replan's facts come from a fresh look, not the first belief
