@@ -23,11 +23,11 @@ data/mm_data/*.py):
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
+from vrs.ofa.tokenizer import TokenizerFile
 from vrs.question_vocab import normalize
 
 BOS, PAD, EOS, UNK, MASK = "<s>", "<pad>", "</s>", "<unk>", "<mask>"
@@ -47,7 +47,7 @@ def _token_range(tokenizer: Tokenizer, pattern: str, count: int) -> range:
     return range(ids[0], ids[0] + count)
 
 
-class OfficialTokenizer:
+class OfficialTokenizer(TokenizerFile):
     """A `tokenizers.Tokenizer` laid out as OFA's, with the ids the model and trie need."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
@@ -128,18 +128,3 @@ class OfficialTokenizer:
         return self.tokenizer.decode([i for i in ids if i not in self.special_ids],
                                      skip_special_tokens=False).strip()
 
-    def to_str(self) -> str:
-        """tokenizer.json content."""
-        return self.tokenizer.to_str()
-
-    def save(self, path: str | Path) -> None:
-        """Write tokenizer.json (to a temporary name, then renamed: never half a file)."""
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(self.to_str())
-        os.replace(tmp, path)
-
-    @classmethod
-    def load(cls, path: str | Path) -> OfficialTokenizer:
-        """Read a tokenizer.json written by `save`."""
-        return cls(Tokenizer.from_file(str(path)))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
@@ -95,7 +96,30 @@ def training_corpus(n_questions: int = CORPUS_QUESTIONS, seed: int = CORPUS_SEED
     return questions + answers + lists + [normalize(p) for p in prompts]
 
 
-class QuestionTokenizer:
+class TokenizerFile:
+    """What both tokenizer families share: a `tokenizers.Tokenizer` kept as tokenizer.json.
+    A subclass is built from the Tokenizer alone (`cls(tokenizer)`)."""
+
+    tokenizer: Tokenizer
+
+    def to_str(self) -> str:
+        """tokenizer.json content."""
+        return self.tokenizer.to_str()
+
+    def save(self, path: str | Path) -> None:
+        """Write tokenizer.json (to a temporary name, then renamed: never half a file)."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(self.to_str())
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Self:
+        """Read tokenizer.json."""
+        return cls(Tokenizer.from_file(str(path)))
+
+
+class QuestionTokenizer(TokenizerFile):
     """A trained `tokenizers.Tokenizer` with the ids the model needs (pad 0, bos 1, eos 2)."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
@@ -151,21 +175,6 @@ class QuestionTokenizer:
         """Text of token ids (specials dropped, the leading space marker stripped)."""
         return self.tokenizer.decode([i for i in ids if i >= len(SPECIALS)]).strip()
 
-    def to_str(self) -> str:
-        """tokenizer.json content."""
-        return self.tokenizer.to_str()
-
-    def save(self, path: str | Path) -> None:
-        """Write tokenizer.json (to a temporary name, then renamed: never half a file)."""
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(self.to_str())
-        os.replace(tmp, path)
-
-    @classmethod
-    def load(cls, path: str | Path) -> QuestionTokenizer:
-        """Read tokenizer.json."""
-        return cls(Tokenizer.from_file(str(path)))
 
 
 def train_tokenizer(vocab_size: int = VOCAB_SIZE, n_questions: int = CORPUS_QUESTIONS,
