@@ -18,12 +18,15 @@ counted). "what is on the table?" is refused rather than guessed between the two
 
 Paraphrases: after its said phrasings each template lists parse-only ones (`Q`), which hear the
 ways people ask ("how many cubes are sitting in the bowls?", "what colour block is in the blue
-bowl?", "which bowl is the red block in?", "are all blocks in differently coloured bowls?") and
-are never said, so rendered data, the tokenizer's corpus and shipped checkpoints are unchanged
-(a test pins the corpus). They add one thing to the programs: the anchor of exists, count and
-relation_yes_no may be "any bowl" / "any block" ("in bowls", "in a bowl", "on another block";
-`question_vocab.GROUPS`), which only parse-only phrasings fit. The paraphrase set that measures
-them is `vrs/question_paraphrases.jsonl` (`codeplan eval questions`).
+bowl?", "which bowl is the red block in?", "are all blocks in differently coloured bowls?", the
+perfect "has the red block been put in the blue bowl?", idioms "any blocks on the stand?", "is
+there at least one red block?", "what is the number of bowls?", and "how many bowls have a block
+in them?", which counts the bowls `below` some block) and are never said, so rendered data, the
+tokenizer's corpus and shipped checkpoints are unchanged (a test pins the corpus). They add one
+thing to the programs: the anchor of exists, count and relation_yes_no may be "any bowl" / "any
+block" ("in bowls", "in a bowl", "on another block"; `question_vocab.GROUPS`), which only
+parse-only phrasings fit. The paraphrase set that measures them is
+`vrs/question_paraphrases.jsonl` (`codeplan eval questions`).
 """
 
 from __future__ import annotations
@@ -51,9 +54,11 @@ def _alts(*options: str) -> str:
 
 # Pieces of the parse-only phrasings. Every alternative of a `Q` phrasing is heard; they are
 # said only for a program no said phrasing fits (an "any bowl" anchor), with the first ones.
-_POSTURE_WORDS = "sitting|resting|lying|stacked|placed|located|standing|kept|put|found"
+_POSTURE_WORDS = ("sitting|resting|lying|stacked|placed|located|standing|kept|put|found|"
+                  "contained|held|set|stored|positioned|moved|dropped")
 _POSTURE = f"(|{_POSTURE_WORDS})"
-_THAT_IS = "(|that is|which is|that are|which are)"
+_THAT_IS = ("(|that is|which is|that are|which are|that has been|which has been|that have been|"
+            "which have been)")
 _ANY_REL = _POSTURE + " {rel} (|the|a) {anchor:anyplace}"  # "sitting in a bowl", "on the table"
 _SEE = ("(is there|are there|do you see|can you see|do we have|is there still|are there still"
         "|can i see|does the scene have|does the scene contain)")
@@ -66,13 +71,26 @@ _BELOW_WORDS = "(on|on top of|in|inside|within|above|over)"
 _ABOVE_WORDS = "(under|underneath|beneath|below)"
 _OBJECT = ("(what|which|what object|which object|what thing|which thing|which block|"
            "what block|which bowl|what bowl|which one|what item|which item)")
-_TAIL = "(|in total|altogether|in all|now|right now|at the moment|currently|still|yet|already)"
+_TAIL = ("(|in total|altogether|in all|now|right now|at the moment|currently|still|yet|already|"
+         "at all)")
+# The perfect of a verb of putting: "has the red block been put in ...", "have any blocks been
+# placed on ..." (the state it leaves, as "is the red block in ..."; "did the robot put ..."
+# asks about an action and stays refused).
+_BEEN = f"(|already|now|just) been {_POSTURE}"
+_HAS_SOME = "(a|any|some|at least one|any of the)"
+_NUMBER_OF = "(|what is|what are|tell me|give me) the (|total) (number|count) of (|the|all the|all)"
+_CONTENT_IN = ("(|in them|inside them|in it|inside it|on them|on top of them|on it|on top of it|"
+               "on top)")
 _BLOCKS = ("(are all the blocks|are all of the blocks|are all blocks|are the blocks all|"
            "are all the blocks all|are all blocks all|are the blocks|are all of the blocks all|"
            "do all the blocks|do all of the blocks|do all blocks|do the blocks all|"
            "are the blocks each|have all the blocks been|have all blocks been)")
 _EVERY = ("(is every|is each|is every single|is each and every|does every|does each|"
           "does every single|has every|has each)")
+_EVERY_BEEN = "(has every|has each|has every single|has each and every) block (|already|now) been"
+_BLOCKS_BEEN = ("(have all the blocks|have all of the blocks|have all blocks|have the blocks all|"
+                "have the blocks|have all the blocks all|have the blocks each) (|already|now) been")
+_PUT = "(|put|placed|moved|set|dropped|sorted|stacked|kept|left|sitting|resting)"
 _VERB_MANY = "(|sit|sitting|rest|resting|lie|lying|placed|put|stand|standing)"
 _VERB_ONE = "(|sit|sits|sitting|rest|rests|resting|lie|lies|lying|placed|put|stand|standing)"
 _INTO = "(in|inside|within|into)"
@@ -89,7 +107,8 @@ _SAME_MANY = _alts(
     "their own bowls", "the bowls that match their color", "the bowls of the same color",
     "a bowl of the same color", "a matching bowl", "bowls the same color as them",
     "bowls the same color as themselves", "the bowl of the same color",
-    "the same colored bowls", "the same color bowls")
+    "the same colored bowls", "the same color bowls", "color matched bowls",
+    "bowls of a matching color")
 _SAME_ONE = _alts(
     "a bowl of the same color", "a matching bowl", "the matching bowl", "its matching bowl",
     "the bowl of its color", "the bowl of its own color", "a bowl of its own color",
@@ -100,7 +119,8 @@ _SAME_ONE = _alts(
     "a bowl of the same color as itself", "a bowl of the same color as it",
     "the bowl with the same color", "a bowl matching its color", "the bowl matching its color",
     "the bowl of the same color", "a bowl the same color as itself",
-    "a bowl the same color as it", "a matching colored bowl")
+    "a bowl the same color as it", "a matching colored bowl", "a matching color bowl",
+    "the matching color bowl", "a color matched bowl", "a bowl of a matching color")
 _DIFFERENT_MANY = _alts(
     "bowls of a different color", "bowls of different colors", "bowls of different color",
     "mismatched bowls", "bowls of another color", "bowls of other colors",
@@ -130,9 +150,13 @@ _ANY_MANY = ("(bowls|a bowl|the bowls|some bowl|some bowls|any bowl|any bowls|on
 _ANY_ONE = "(a bowl|some bowl|any bowl|one of the bowls|one bowl|a bowl of any color)"
 
 
-def _all_in(mode: str, many: str, one: str) -> tuple[Phrasing, Phrasing]:
+def _all_in(mode: str, many: str, one: str) -> tuple[Phrasing, ...]:
     return (Q(f"{_BLOCKS} {_VERB_MANY} {_INTO} {many} {_TAIL}", mode=mode),
-            Q(f"{_EVERY} block {_VERB_ONE} {_INTO} {one} {_TAIL}", mode=mode))
+            Q(f"{_EVERY} block {_VERB_ONE} {_INTO} {one} {_TAIL}", mode=mode),
+            # the perfect: "has every block been put in a bowl?", "have all the blocks been
+            # placed into matching bowls?"
+            Q(f"{_BLOCKS_BEEN} {_PUT} {_INTO} {many} {_TAIL}", mode=mode),
+            Q(f"{_EVERY_BEEN} {_PUT} {_INTO} {one} {_TAIL}", mode=mode))
 
 
 @dataclass(frozen=True)
@@ -158,13 +182,24 @@ TEMPLATES: tuple[Template, ...] = (
         P("is there anything " + _REL, type="object"),
         # parse-only: "are there blocks in bowls?", "do you see any cubes?", "is any block on
         # the stand?", "does the blue bowl have anything in it?"
-        Q(f"{_SEE} (a|any|some|) {{color?}} {{type}} {_THAT_IS} {_ANY_REL} {_TAIL}"),
-        Q(f"{_SEE} (a|any|some|) {{color?}} {{type}} (|in the scene|at all|anywhere|here|"
-          "in the image|in the picture|visible|left)"),
+        Q(f"{_SEE} (a|any|some|at least one|) {{color?}} {{type}} (|at all) {_THAT_IS} "
+          f"{_ANY_REL} {_TAIL}"),
+        Q(f"{_SEE} (a|any|some|at least one|) {{color?}} {{type}} (|in the scene|at all|anywhere|"
+          "here|in the image|in the picture|visible|left)"),
         Q(f"(is there|are there|do you see|can you see|is|are) (anything|something|any object|"
-          f"any objects|any thing|any things|some object) {_THAT_IS} {_ANY_REL} {_TAIL}",
+          f"any objects|any thing|any things|some object) (|at all) {_THAT_IS} {_ANY_REL} {_TAIL}",
           type="object"),
-        Q(f"(is|are) (any|a|some|any of the) {{color?}} {{type}} {_ANY_REL} {_TAIL}"),
+        Q(f"(is|are) (any|a|some|any of the|at least one) {{color?}} {{type}} {_ANY_REL} {_TAIL}"),
+        # verbless: "any blocks on the stand?", "any red cubes at all?", "anything in the bowl?"
+        Q(f"(any|any of the) {{color?}} {{type}} (|at all) {_THAT_IS} {_ANY_REL} {_TAIL}"),
+        Q("(any|any of the) {color?} {type} (|at all|in the scene|anywhere|here|in the image|"
+          "in the picture|visible|left)"),
+        Q(f"(anything|something) (|at all) {_THAT_IS} {_ANY_REL} {_TAIL}", type="object"),
+        # the perfect: "has any block been put in a bowl?", "has anything been placed on it?"
+        Q(f"(has|have) {_HAS_SOME} {{color?}} {{type}} {_BEEN} {{rel}} (|the|a) "
+          f"{{anchor:anyplace}} {_TAIL}"),
+        Q(f"(has|have) (anything|something) {_BEEN} {{rel}} (|the|a) {{anchor:anyplace}} {_TAIL}",
+          type="object"),
         Q("(is|are) (any|any of the|some|some of the|one of the) {type} {color}"),
         Q("does [the] {anchor:obj} (have|hold|contain) (a|any|some|) {color?} {type} " + _IN_IT,
           rel="in"),
@@ -195,12 +230,23 @@ TEMPLATES: tuple[Template, ...] = (
           + _IN_IT, rel="in"),
         Q("how many {color?} {type:types} (does|do) [the] {anchor:obj} (have|hold|carry) "
           + _ON_IT, rel="on"),
+        # "what is the number of bowls?", "the count of red blocks in bowls"
+        Q(f"{_NUMBER_OF} {{color?}} {{type:types}} (|there are|are there|in the scene|present|"
+          f"visible|you see|you can see|that you see|that you can see) {_TAIL}"),
+        Q(f"{_NUMBER_OF} {{color?}} {{type:types}} {_THAT_IS} {_ANY_REL} {_TAIL}"),
+        # what the counted objects hold: "how many bowls have a block in them?" counts the
+        # bowls below (directly supporting) some block
+        Q(f"how many {{color?}} {{type:types}} (have|hold|contain|carry|support) [the] "
+          f"{{anchor:content}} {_CONTENT_IN} {_TAIL}", rel="below"),
     )),
     Template("relation_yes_no", "yes/no", "does Relation(subject, rel, anchor) hold", (
         P("is [the] {subject:obj} " + _REL),
         # parse-only: "is the red cube sitting in a bowl?", "does the blue bowl contain the red
         # block?"
         Q("is [the] {subject:obj} (|still|currently|now|really) " + _ANY_REL + " " + _TAIL),
+        # the perfect: "has the red block been put in the blue bowl?"
+        Q(f"(has|have) [the] {{subject:obj}} {_BEEN} {{rel}} (|the|a) {{anchor:anyplace}} "
+          + _TAIL),
         Q("does [the] {anchor:obj} (contain|hold|have) [the] {subject:obj} " + _IN_IT, rel="in"),
         Q("does [the] {anchor:obj} (have|hold) [the] {subject:obj} (on it|on top of it|on top)",
           rel="on"),
@@ -219,8 +265,11 @@ TEMPLATES: tuple[Template, ...] = (
         # parse-only: "what's sitting in the blue bowl?", "which bowl is the red block in?",
         # "what lies beneath the red block?"
         Q(f"{_OBJECT} (is|sits|rests|lies|stands|is there|is located|is found|can you see|"
-          f"do you see|is currently|is still|is now) {_POSTURE} {{rel}} [the] {{anchor:obj}} "
-          + _TAIL),
+          f"do you see|is currently|is still|is now|has been|has already been) {_POSTURE} "
+          f"{{rel}} [the] {{anchor:obj}} " + _TAIL),
+        # the perfect: "which bowl has the red block been put in?"
+        Q(f"{_OBJECT} (has|have) [the] {{anchor:obj}} {_BEEN} {_BELOW_WORDS} {_TAIL}",
+          rel="below"),
         Q(f"{_OBJECT} (is|does) [the] {{anchor:obj}} (|sit|rest|lie|stand|{_POSTURE_WORDS}) "
           f"{_BELOW_WORDS} {_TAIL}", rel="below"),
         Q(f"{_OBJECT} (is|does) [the] {{anchor:obj}} (|sit|rest|lie|stand|{_POSTURE_WORDS}) "
@@ -250,6 +299,9 @@ TEMPLATES: tuple[Template, ...] = (
           f"{{anchor:place}} {_TAIL}"),
         Q(f"(what|which) color {{type}} (is|does) [the] {{anchor:obj}} (|sit|rest|lie|stand|"
           f"{_POSTURE_WORDS}) {_BELOW_WORDS} {_TAIL}", rel="below"),
+        # the perfect: "what colour bowl has the red block been put in?"
+        Q(f"(what|which) color {{type}} (has|have) [the] {{anchor:obj}} {_BEEN} {_BELOW_WORDS} "
+          f"{_TAIL}", rel="below"),
         Q(f"{_COLOR_OF} [the] {{type}} (containing|holding|that contains|that holds|"
           f"which contains|which holds|with|that has|which has|supporting|carrying) [the] "
           f"{{anchor:obj}} (|in it|on it|on top of it|on top)", rel="below"),
@@ -264,10 +316,10 @@ TEMPLATES: tuple[Template, ...] = (
           "the table|are on the table|are in the scene|are in the image|are in the picture|"
           "are here|do you have|are lying on the table|are sitting on the table) (|on the "
           "table|in the scene|here|in the image|in the picture|right now|now)"),
-        Q("(list|name|show|enumerate|tell me|identify|give me) (|the|all|all the|all of the|"
-          "every|each|each of the|every single) (objects|object|things|thing) (|on the table|in "
-          "the scene|there|you see|you can see|that you see|that you can see|here|there are|"
-          "present|in the image|in the picture|that are on the table|that are there|"
+        Q("(list|name|show|enumerate|tell me|identify|give me|show me) (|the|all|all the|"
+          "all of the|every|each|each of the|every single) (objects|object|things|thing) (|on the "
+          "table|in the scene|there|you see|you can see|that you see|that you can see|here|"
+          "there are|present|in the image|in the picture|that are on the table|that are there|"
           "visible|one by one)"),
         Q("(list|name|enumerate|identify) everything (|on the table|in the scene|you see|you "
           "can see|that you see|that you can see|there is|here|present|visible)"),

@@ -8,9 +8,10 @@ Some phrases are *heard* only (`Kind.heard`): the parser accepts them, the rende
 them ("blocks" after "is there any", "in back of" for "behind"), so generated data and the
 tokenizer trained on it stay as they were. Likewise `normalize` folds what the renderer says
 ("grey", "an") and the tokenizer sees, whereas `fold_question` folds further spellings only on
-the parser's side ("cube", "what's", "can you tell me if ..."). `normalize_answer` is the
-answer side: equivalent answers ("grey", "Gray.", "none" / "nothing", "two" / "2", lists in any
-order) to one form.
+the parser's side ("cube", "what's", "different-coloured", "can you tell me if ...", "i'd like
+to know what colour the X is": a polite frame peeled off, an embedded question's word order
+restored). `normalize_answer` is the answer side: equivalent answers ("grey", "Gray.", "none"
+/ "nothing", "two" / "2", lists in any order) to one form.
 
 Names follow the simulator's scene ("<color> block", "<color> bowl", "stand", "table") and
 relation ids follow `ravens_env.scene_graph` (which, like this module, does not import
@@ -47,14 +48,63 @@ PARSE_WORDS = {
     "isn't": "is not", "aren't": "are not", "don't": "do not", "doesn't": "does not",
     "can't": "cannot", "color's": "color is", "colour's": "color is", "block's": "block is",
     "cube's": "block is", "bowl's": "bowl is", "stand's": "stand is",
+    # the frames "i'd like to know", "i'm wondering"; "hasn't" / "haven't" so that the negation
+    # of a perfect ("hasn't the red block been put in the bowl?") is named as one and refused
+    "i'd": "i would", "i'm": "i am", "hasn't": "has not", "haven't": "have not",
 }
 # Parse-side phrase rewrites, in order: a polite or embedded question becomes the question.
-_PARSE_PHRASES = (
-    (re.compile(r"^(?:please )?(?:(?:can|could|would|will) you )?(?:please )?"
-                r"(?=(?:list|name|enumerate|identify|count|tell|show|give)\b)"), ""),
-    (re.compile(r"^(?:tell|show) me (?:please )?"), ""),
-    (re.compile(r"^(?:i (?:want|would like) to know|i wonder|do you know) "), ""),
-    (re.compile(r"^(?:if|whether) (.+?) (is|are|does|do) (.+)$"), r"\2 \1 \3"),
+# Why in order: a frame is peeled from the front ("please", "can you", "tell me", "if"), each
+# rule seeing what the one before it left.
+_ASK_VERBS = (r"(?:list|name|enumerate|identify|count|tell|show|give|let|check|confirm|verify|"
+              r"determine|find out|work out|figure out|say)\b|see (?:if|whether)\b")
+_FRAMES = (
+    # "please", and "can you (please)" / "could you" before a verb that asks ("could you check
+    # if ..."); "can you see" only before "if" / "whether": "can you see a red block?" is itself
+    # a question, and "could you put ..." an instruction (refused)
+    (re.compile(r"^(?:please )?(?:(?:can|could|would|will) you (?:please )?"
+                rf"(?=(?:{_ASK_VERBS})))?"), ""),
+    # "would you mind telling me ...", "do you mind checking whether ..."
+    (re.compile(r"^(?:would|do) you mind (?=(?:telling|showing|checking) )"), ""),
+    # ... but not before the objects to list: "tell me all the objects" is itself a question
+    (re.compile(r"^(?:(?:tell|show|telling|showing) me (?:please )?|let me know )"
+                r"(?!(?:the |all |all the |all of the |every |each |each of the |every single )?"
+                r"(?:objects?|things?)\b)"), ""),
+    # a verb of finding out, only before "if" / "whether" ("check the blocks" is not a frame)
+    (re.compile(r"^(?:check|checking|see|confirm|verify|determine|find out|work out|figure out|"
+                r"tell|say) (?=(?:if|whether) )"), ""),
+    # "i'd like to know", "i was wondering", "do you happen to know", "any idea"
+    (re.compile(r"^(?:i (?:want|would like|would love|need) to know|i (?:am |was )?wondering|"
+                r"i wonder|i am curious|do you (?:happen to )?know|any idea) "), ""),
+    # "(can you) count how many blocks are in the bowl" asks "how many blocks are in the bowl"
+    (re.compile(r"^count (?=how many )"), ""),
+)
+# Statement word order after "if" / "whether" (with or without a frame): "if the X is in Y" ->
+# "is the X in Y"; the perfect too ("whether the X has been put in Y" -> "has the X been put
+# in Y"); "whether the bowl has / holds / contains X" -> "does the bowl have / hold / contain X".
+_HAVE = {"has": "have", "holds": "hold", "contains": "contain", "carries": "carry"}
+_IF = (
+    (re.compile(r"^(?:if|whether) (.+?) (is|are|does|do|(?:has|have)(?= (?:all |each )?been\b)) "
+                r"(.+)$"), r"\2 \1 \3"),
+    (re.compile(r"^(?:if|whether) (the (?:\S+ )?\S+) (has|holds|contains|carries) (?!been\b)(.+)$"),
+     lambda m: f"does {m[1]} {_HAVE[m[2]]} {m[3]}"),
+)
+# Statement word order of an embedded wh-question, restored only after a frame was peeled off
+# (so a direct question is never reordered): "(tell me) what colour the X is" -> "what color is
+# the X", "how many X there are" -> "how many X are there", "which bowl the X is in" -> "which
+# bowl is the X in", "how many blocks the bowl holds" -> "how many blocks does the bowl hold".
+_WH = r"(?:what|which)(?: block| bowl| object| thing| one| color block| color bowl)?"
+_EMBEDDED = (
+    (re.compile(rf"^(how many .+?|{_WH}) there (is|are)\b"), r"\1 \2 there"),
+    (re.compile(r"^(what|which) color (the .+) (is|are)$"), r"\1 color \3 \2"),
+    (re.compile(r"^what the color of (.+) (?:is|are)$"), r"what is the color of \1"),
+    (re.compile(rf"^({_WH}) (the .+?) (is|are) ?(.*)$"), r"\1 \3 \2 \4"),
+    (re.compile(rf"^({_WH}) (the .+?) (has|have) been ?(.*)$"), r"\1 \3 \2 been \4"),
+    (re.compile(r"^how many (\S+(?: \S+)?) (the (?:\S+ )?\S+) (has|holds|contains|carries)\b"),
+     lambda m: f"how many {m[1]} does {m[2]} {_HAVE[m[3]]}"),
+    (re.compile(r"^(what|which)( objects| things)? you (can )?see\b"),
+     lambda m: f"{m[1]}{m[2] or ''} {'can' if m[3] else 'do'} you see"),
+)
+_TIDY = (
     (re.compile(r" please$"), ""),
     (re.compile(r"\binside of\b"), "inside"),
 )
@@ -110,7 +160,8 @@ _RELATION_PHRASES = {
 
 # Heard, never said: other ways to put a relation, and the number a person did not agree.
 _RELATION_HEARD = {
-    "in": ("within",),
+    "in": ("within", "into"),  # "into" / "onto": after a verb of putting ("been put into")
+    "on": ("onto",),
     "behind": ("in back of", "at the back of"),
     "left": ("on the left side of", "to the left side of", "to the left hand side of"),
     "right": ("on the right side of", "to the right side of", "to the right hand side of"),
@@ -137,6 +188,9 @@ KINDS: dict[str, Kind] = {
     # parse-only phrasings only: a place, or any bowl / any block ("in bowls", "on another block")
     "anyplace": Kind("anyplace", {**_PLACES, **_GROUP_PHRASES}, "<object, table, a bowl or "
                      "another block>"),
+    # parse-only: what a counted object holds ("how many bowls have a block in them?")
+    "content": Kind("content", {**_object_names(), **_GROUP_PHRASES}, "<object, a bowl or "
+                    "another block>"),
 }
 
 
@@ -148,12 +202,26 @@ def normalize(text: str) -> str:
 
 
 def fold_question(text: str) -> str:
-    """`normalize`, then the parser's own folds: curly quotes, commas, contractions, synonyms
-    ("cube", "item"), politeness and embedded questions ("can you tell me if the X is in Y" ->
-    "is the X in Y"). Never changes a rendered question (they hold none of these words)."""
-    text = normalize(text.replace("\u2019", "'").replace("\u2018", "'").replace(",", " "))
+    """`normalize`, then the parser's own folds: curly quotes, commas, hyphens between words
+    ("different-coloured"), contractions, synonyms ("cube", "item"), politeness and embedded
+    questions ("can you tell me if the X is in Y" -> "is the X in Y", "i'd like to know what
+    colour the X is" -> "what color is the X"). Never changes a rendered question (they hold
+    none of these words)."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace(",", " ")
+    # why: "same-colored" / "different-coloured" / "left-hand" are the spaced words the
+    # phrasings hear; a rendered question holds no hyphen
+    text = normalize(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text, flags=re.IGNORECASE))
     text = " ".join(PARSE_WORDS.get(w, w) for w in text.split())
-    for pattern, replacement in _PARSE_PHRASES:
+    framed = text
+    for pattern, replacement in _FRAMES:
+        text = pattern.sub(replacement, text)
+    framed = text != framed
+    for pattern, replacement in _IF:
+        text = pattern.sub(replacement, text)
+    if framed:
+        for pattern, replacement in _EMBEDDED:
+            text = pattern.sub(replacement, text)
+    for pattern, replacement in _TIDY:
         text = pattern.sub(replacement, text)
     return normalize(text)
 

@@ -508,9 +508,9 @@ def add_questions_parser(esub: argparse._SubParsersAction) -> None:
     p = esub.add_parser("questions", help="the question parser on a paraphrase set: questions "
                         "parsed to the right program, per part and template (95%% CI)")
     p.add_argument("--file", type=Path, default=None,
-                   help="a paraphrase .jsonl (default: vrs/question_paraphrases.jsonl and "
-                        "vrs/question_paraphrases_independent.jsonl)")
-    p.add_argument("--part", choices=("all", "dev", "heldout", "independent"), default="all")
+                   help="a paraphrase .jsonl (default: every vrs/question_paraphrases*.jsonl)")
+    p.add_argument("--part", choices=("all", "dev", "heldout", "independent", "third"),
+                   default="all")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_eval_questions)
 

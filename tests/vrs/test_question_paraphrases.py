@@ -18,6 +18,7 @@ from runtime.eval.question_paraphrases import (
     HELDOUT_SHA256,
     INDEPENDENT_FILE,
     PARAPHRASE_FILE,
+    THIRD_FILE,
     evaluate,
     load_paraphrases,
     readings,
@@ -46,15 +47,19 @@ INDEPENDENT_SHA256 = "77028e8326ef9b57b54b2706c380569098bb0358ef1fee70dba7194ee4
 
 
 def test_the_independent_set_is_frozen_and_never_misread():
-    """The second set, by another hand, measured once (2026-11-26: 208/220 = 94.5%, below the
-    98% target): its failures are all refusals with the supported forms, never a wrong
-    program, and every question it expects refused is refused."""
+    """The second set, by another hand, measured once as a test (2026-11-26: 208/220 = 94.5%,
+    below the 98% target, all 12 failures refusals). Since spent, and used as a dev set for
+    the classes its failures showed (polite and embedded frames, the perfect, idioms, hyphens):
+    219/220 = 99.6%. The one left, "What's on the table?", stays refused as the first set's copy
+    of it expects (list or count?). Its failures are refusals with the supported forms, never
+    a wrong program, and every question it expects refused is refused."""
     assert hashlib.sha256(INDEPENDENT_FILE.read_bytes()).hexdigest() == INDEPENDENT_SHA256
     result = evaluate(load_paraphrases(INDEPENDENT_FILE))
     assert result["parts"]["independent"]["n"] == 220
+    assert result["parts"]["independent"]["correct"] >= 219
     assert all(f["got"] is None for f in result["failures"])  # refused, not misread
     assert result["parts"]["independent"]["by_template"]["refuse"]["accuracy"] == 1.0
-    assert len(load_paraphrases()) == 220 + len(load_paraphrases(PARAPHRASE_FILE))
+    assert len(load_paraphrases()) == 220 + 224 + len(load_paraphrases(PARAPHRASE_FILE))
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +149,101 @@ def test_the_issues_variants_parse_to_the_right_program(text, program):
     assert readings(text) == {program}
 
 
+IN_BLUE = {"rel": "in", "anchor": "blue bowl"}
+
+
+@pytest.mark.parametrize(("text", "program"), [
+    # polite and embedded frames, with the statement word order restored
+    ("Could you check if the yellow block is inside the gray bowl?", Question(
+        "relation_yes_no", {"subject": "yellow block", "rel": "in", "anchor": "gray bowl"})),
+    ("Check whether the green block is behind the stand.", Question(
+        "relation_yes_no", {"subject": "green block", "rel": "behind", "anchor": "stand"})),
+    ("Can you count how many bowls there are?", Question("count", {"type": "bowl"})),
+    ("Do you happen to know how many red cubes there are in bowls?", Question(
+        "count", {"type": "block", "color": "red", "rel": "in", "anchor": "any bowl"})),
+    ("I'd love to know how many blocks the blue bowl holds.",
+     Question("count", {"type": "block", **IN_BLUE})),
+    ("I was wondering what colour the bowl under the red block is.",
+     Question("query_color", {"type": "bowl", "rel": "below", "anchor": "red block"})),
+    ("Any idea what the colour of the block on the stand is?",
+     Question("query_color", {"type": "block", "rel": "on", "anchor": "stand"})),
+    ("Can you tell me which bowl the green block is sitting in?",
+     Question("relate_object", {"rel": "below", "anchor": "green block"})),
+    ("Tell me what the yellow block is on.",
+     Question("relate_object", {"rel": "below", "anchor": "yellow block"})),
+    ("Could you let me know what there is in the blue bowl?",
+     Question("relate_object", IN_BLUE)),
+    ("Would you mind telling me if there are any bowls left of the stand?",
+     Question("exists", {"type": "bowl", "rel": "left", "anchor": "stand"})),
+    ("Can you tell me whether the blue bowl has anything in it?",
+     Question("exists", {"type": "object", **IN_BLUE})),
+    ("Can you tell me what you see?", Question("list_objects")),
+    ("Could you show me the things on the table?", Question("list_objects")),
+    # the perfect and the passive of verbs of putting: the state they leave
+    ("Has the pink cube been placed on top of the yellow block?", Question(
+        "relation_yes_no", {"subject": "pink block", "rel": "on", "anchor": "yellow block"})),
+    ("Is the red block contained in the blue bowl?",
+     Question("relation_yes_no", {"subject": "red block", **IN_BLUE})),
+    ("Have any blocks been moved onto the stand?",
+     Question("exists", {"type": "block", "rel": "on", "anchor": "stand"})),
+    ("Has a red block been put into a bowl?", Question(
+        "exists", {"type": "block", "color": "red", "rel": "in", "anchor": "any bowl"})),
+    ("What has been put in the blue bowl?", Question("relate_object", IN_BLUE)),
+    ("Tell me which bowl the red block has been put in.",
+     Question("relate_object", {"rel": "below", "anchor": "red block"})),
+    ("Do you know if the blocks have all been put in bowls?", Question("all_in", {"mode": "any"})),
+    ("Has each block been placed into a matching bowl?", Question("all_in", {"mode": "same"})),
+    ("Have all of the blocks been sorted into bowls of a different colour?",
+     Question("all_in", {"mode": "different"})),
+    # idioms: "at least one", "at all", "the number / count of", verbless "any X in Y?"
+    ("Is there at least one block on the stand?",
+     Question("exists", {"type": "block", "rel": "on", "anchor": "stand"})),
+    ("Are there any cubes at all in the red bowl?",
+     Question("exists", {"type": "block", "rel": "in", "anchor": "red bowl"})),
+    ("Any bowls to the left of the stand?",
+     Question("exists", {"type": "bowl", "rel": "left", "anchor": "stand"})),
+    ("Any red cubes?", Question("exists", {"type": "block", "color": "red"})),
+    ("Anything in the blue bowl?", Question("exists", {"type": "object", **IN_BLUE})),
+    ("What's the count of red blocks?", Question("count", {"type": "block", "color": "red"})),
+    ("What is the total number of blocks on the table?",
+     Question("count", {"type": "block", "rel": "on", "anchor": "table"})),
+    ("How many bowls contain blocks?",
+     Question("count", {"type": "bowl", "rel": "below", "anchor": "any block"})),
+    # hyphens and spacing
+    ("Are all blocks in same-coloured bowls?", Question("all_in", {"mode": "same"})),
+    ("Is every block in a matching-color bowl?", Question("all_in", {"mode": "same"})),
+    ("Are all the blocks in different-colored bowls?",
+     Question("all_in", {"mode": "different"})),
+    ("Is the stand to the left-hand side of the red bowl?",
+     Question("relation_yes_no", {"subject": "stand", "rel": "left", "anchor": "red bowl"})),
+])
+def test_frames_perfects_idioms_and_hyphens_parse_to_the_right_program(text, program):
+    assert parse_question(text) == program
+    assert readings(text) == {program}
+
+
+@pytest.mark.parametrize("text", [
+    "Did the robot put the red block in the blue bowl?",  # an action, not the scene
+    "Has the robot put the red block in the blue bowl?",
+    "Could you put the red block in the blue bowl?",  # an instruction
+    "Can you tell me where the red bowl is?",
+    "Hasn't the green block been put in the blue bowl?",
+    "I wonder whether the red block is not in the blue bowl.",
+    "Could you tell me what is next to the red block?",
+    "Has the red block been put in the blue bowl or the green bowl?",
+    "Any blocks not in a bowl?",
+    "Are there at least two blocks?",
+    "I'd like to know what is on the table.",  # list or count?
+    "Can you tell me what colour the red block is?",  # the name says it
+    "How many bowls have nothing in them?",
+    "Tell me what the blue bowl contains.",  # embedded "contains": not read, rather than guessed
+])
+def test_frames_and_perfects_do_not_open_refused_questions(text):
+    with pytest.raises(UnsupportedQuestion):
+        parse_question(text)
+    assert readings(text) == set()
+
+
 @pytest.mark.parametrize(("text", "says"), [
     ("is the red block not in the blue bowl?", "'not'"),
     ("how many blocks aren't in bowls?", "'not'"),
@@ -186,6 +286,8 @@ def bowls_scene() -> Scene:
     ("is the yellow block on another block?", "no"),  # not on itself
     ("are there any blocks in bowls?", "yes"), ("is any pink block in a bowl?", "no"),
     ("is there anything on top of another block?", "yes"),
+    ("how many bowls hold blocks?", "2"), ("how many blocks have another block on them?", "1"),
+    ("has the red block been put in a bowl?", "yes"), ("any blocks in the gray bowl?", "no"),
 ])
 def test_generic_anchors_are_answered_by_the_executor(bowls_scene, text, answer):
     assert answer_question(parse_question(text), bowls_scene) == answer
@@ -276,3 +378,18 @@ def test_the_eval_questions_command_prints_the_figures(capsys, tmp_path):
     assert main(["eval", "questions", "--file", str(bad), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["parts"]["dev"]["correct"] == 0 and len(result["failures"]) == 1
+
+
+THIRD_SHA256 = "d873ffbad440ea4ba90ee9d6f075ceb28c86aafdeacaa1943c7443022b58d430"
+
+
+def test_the_third_set_is_frozen_measured_once_and_never_misread():
+    """The third set, by a third hand, frozen before the parser was extended for the
+    independent set's failure classes and measured once (2026-11-26: 177/224 = 79.0%): what
+    the parser does not understand it refuses, it never returns a wrong program."""
+    assert hashlib.sha256(THIRD_FILE.read_bytes()).hexdigest() == THIRD_SHA256
+    rows = load_paraphrases(THIRD_FILE, part="third")
+    result = evaluate(rows)
+    assert result["parts"]["third"]["n"] == 224
+    assert all(f["got"] is None for f in result["failures"])
+    assert result["parts"]["third"]["by_template"]["refuse"]["accuracy"] == 1.0
