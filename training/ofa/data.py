@@ -115,6 +115,9 @@ class SplitData:
         """Append every row of one HF Dataset (of this split)."""
         from datasets import Image as ImageFeature
 
+        if self.pngs:
+            raise ValueError(f"split {self.name!r} is in CLEVR files and in an hf/-only "
+                             "dataset: give --data dirs of one kind")
         k = len(self.datasets)
         self.datasets.append(dataset.cast_column("image", ImageFeature(decode=False)))
         cols = dataset.select_columns(["image_id", "question", "answer", "answer_type",
@@ -137,6 +140,9 @@ class SplitData:
         is in `tasks`) and the multi-task rows of its scenes (the other `tasks`)."""
         from training.ofa.tasks import scene_tasks
 
+        if self.datasets:
+            raise ValueError(f"split {self.name!r} is in an hf/-only dataset and in CLEVR files: "
+                             "give --data dirs of one kind")
         scenes = json.loads((split_dir / "scenes.json").read_text())["scenes"]
         vqa = (json.loads((split_dir / "questions.json").read_text())["questions"]
                if VQA in tasks else [])

@@ -177,3 +177,12 @@ def test_patch_pixels_reach_only_their_own_token():
     assert a.shape == (1, 192, 8, 10)
     with pytest.raises(ValueError, match="patch_pixels 5 must divide"):
         preset("detector", vocab_size=600, patch_pixels=5)
+
+
+def test_one_split_from_two_kinds_of_reader_is_refused(data, tmp_path, bins_tokenizer):
+    import shutil
+
+    hf_only = tmp_path / "hf-only"
+    shutil.copytree(data / "hf", hf_only / "hf")  # the same split, without its CLEVR files
+    with pytest.raises(ValueError, match="dirs of one kind"):
+        load_splits([data, hf_only], bins_tokenizer)
