@@ -46,13 +46,16 @@ $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-pretrain" --preset detector 
     --stem-init checkpoints/detector-tiny --tasks pretrain --steps "$pretrain" \
     --lr 5e-4 --warmup 300 --eval-every 100000 --save-every 1000 > "$RUNS/ofa-pretrain.json"
 
-# two runs share the GPU: each gets about half the single-run rate
+# two runs share the GPU: each gets about half the single-run rate, and half the CPU cores
+# (the batches are made on the CPU; two runs with all-core torch threads each ran 8x slower
+# than one on the H200 -- halving the threads is the likely fix, not yet tried on a GPU)
 finetune=$(python3 -c "print(int($rate * 0.5 * $FINETUNE_S))")
+half=$(( $(nproc) / 2 ))
 echo "finetune $finetune steps each" >&2
 $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-paper" --init "$RUNS/ofa-pretrain/model" \
-    --tasks vqa --freeze-encoder --lr 5e-5 --warmup 100 --steps "$finetune" \
+    --tasks vqa --freeze-encoder --lr 5e-5 --warmup 100 --steps "$finetune" --threads "$half" \
     --eval-every $((finetune / 4 + 1)) --save-every 1000 > "$RUNS/ofa-paper.json" &
 $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-full" --init "$RUNS/ofa-pretrain/model" \
-    --tasks vqa --lr 1e-4 --warmup 100 --steps "$finetune" \
+    --tasks vqa --lr 1e-4 --warmup 100 --steps "$finetune" --threads "$half" \
     --eval-every $((finetune / 4 + 1)) --save-every 1000 > "$RUNS/ofa-full.json" &
 wait
