@@ -390,9 +390,12 @@ class Controller:
         """Objects and facts for a plan request: perceived, or — in a symbolic mode after the
         first plan — the belief, which the questions since have kept up to date (DKPROMPT
         replans from its belief instead of looking at every block again), unless a
-        codeplan's own question said the belief is wrong (`_correct_belief`): then the
-        scene is perceived again and the belief restarts from it."""
+        codeplan's own question said the belief is wrong (`_correct_belief`) or a check
+        could not locate a block (the monitor's `look_again`): then the scene is perceived
+        again and the belief restarts from it."""
         stale, self._belief_stale = self._belief_stale, False
+        if self.monitor is not None and getattr(self.monitor, "look_again", False):
+            stale, self.monitor.look_again = True, False
         if self.monitor is None or not self.monitor.keeps_belief or first or \
                 self._known is None or stale:
             objects, facts = self.perceive_objects(), self.perceive_facts()

@@ -42,6 +42,9 @@ SYMBOLIC_MODES = {"dkprompt": (True, True), "pre-only": (True, False),
 UNSURE_BELOW = {"detector": 0.05, "oracle": 0.0}
 
 
+UNKNOWN = "unknown object:"  # how a reasoner answers about an object it does not see
+
+
 def unsure_below(reasoner: str) -> float:
     return UNSURE_BELOW.get(reasoner, 0.0)
 
@@ -106,6 +109,7 @@ class SymbolicMonitor(UnsureCut):
         self.mode, self._cut = mode, unsure_below
         self.check_pre, self.check_eff = SYMBOLIC_MODES[mode]
         self.belief: Belief | None = None
+        self.look_again = False  # a block could not be located: the next plan perceives
 
     def start(self, objects: list[str], facts: list[tuple[str, str, str]]) -> None:
         """The belief from the first perception of the episode."""
@@ -194,6 +198,9 @@ class SymbolicMonitor(UnsureCut):
             elif p.name in ("in", "on"):
                 if belief.where(p.args[0]) != HELD:
                     below = _what_is(view, p.args[0], "below")
+                    if below is not None and below.startswith(UNKNOWN):
+                        self.look_again = True  # out of view: the next plan looks again
+                        continue
                     belief.set(p.args[0], below or "table", f"{cause} {p} answered no")
 
     def _record(self, view: View, kind: str, pick: str, targets: list[str],
@@ -216,8 +223,21 @@ def judge(view: View, predicates: list[Predicate], pick: str | None,
     answers = view.ask([p.question() for p in asked]) if asked else []
     for p, a in zip(asked, answers, strict=True):
         sure = a.score >= unsure_below and a.text in ("yes", "no")
-        out[p] = Verdict(p, p.truth(a.text) if sure else None, p.question(), a.text, a.score)
+        truth = p.truth(a.text) if sure else None
+        if _out_of_view(p, a.text):
+            truth = p.truth("no")  # a block in or on a visible place would be seen
+        out[p] = Verdict(p, truth, p.question(), a.text, a.score)
     return [out[p] for p in predicates]
+
+
+def _out_of_view(p: Predicate, answer: str) -> bool:
+    """The reasoner says the block of an in/on predicate is nowhere in the scene ("unknown
+    object: no 'red block' in the scene; ..."). That is a "no", not an unsure answer: taken
+    as unsure, the belief kept a dropped block where the plan had put it and every replan
+    built on it (20 replans of one put on a reverse-tower). About the place it is unsure:
+    a block can hide under another."""
+    return (p.name in ("in", "on") and answer.startswith(UNKNOWN)
+            and f"'{p.args[0]}'" in answer)
 
 
 def _non_vision(p: Predicate, held: str | None, pick: str | None) -> bool:

@@ -91,6 +91,28 @@ def test_an_unsure_answer_neither_stops_nor_changes_the_belief():
     assert "what is in the blue bowl?" not in fake.asked
 
 
+def test_a_block_the_reasoner_cannot_see_is_not_where_the_plan_put_it():
+    """A dropped block out of view: "unknown object" about the effect's own block is a "no"
+    (not unsure), the belief gets no made-up place, and the next plan looks again."""
+    gone = A("unknown object: no 'red block' in the scene; objects: pink block, white block",
+             0.0)
+    fake = FakeView({"is the red block on the pink block?": gone,
+                     "what is below the red block?": gone})
+    monitor = SymbolicMonitor("dkprompt", unsure_below=0.5)
+    monitor.start(["red block", "pink block", "white block"], [("red block", "on", "white block")])
+    why = monitor.after(fake.view(), "red block", ["pink block"], "white block")
+    assert why == ("after putting the red block on pink block: the red block is not on the "
+                   "pink block")
+    assert monitor.belief.where("red block") == "white block"  # no place made up from text
+    assert monitor.look_again
+    # about the place, "unknown object" stays unsure: a block can hide under another
+    hidden = FakeView({"is the white block on the red block?": gone})
+    monitor2 = SymbolicMonitor("dkprompt", unsure_below=0.5)
+    monitor2.start(["red block", "white block"], [])
+    assert monitor2.after(hidden.view(), "white block", ["red block"], "table") is None
+    assert not monitor2.look_again
+
+
 def test_the_cup_still_holding_another_block_is_read_from_robot_state():
     fake = FakeView({}, holding="green block")
     monitor = SymbolicMonitor("dkprompt")
