@@ -147,6 +147,10 @@ class TrainOfaSpec:
         if (self.stem_init is not None
                 and not (Path(self.stem_init) / "model.safetensors").is_file()):
             out.append(f"--stem-init {self.stem_init} is not a detector checkpoint directory")
+        stem = self.config_overrides.get("stem", PRESETS.get(self.preset, PRESETS["tiny"]).stem)
+        if self.stem_init is not None and self.init is None and stem != "detector":
+            out.append(f"--stem-init needs a detector stem (--preset detector); preset "
+                       f"{self.preset!r} has a {stem!r} stem")
         try:
             self.task_list()
         except ValueError as e:

@@ -156,6 +156,10 @@ def test_spec_names_bad_tasks_and_stem_init(data, tmp_path):
     with pytest.raises(ValueError, match="not a detector checkpoint"):
         _spec(data, tmp_path, stem_init=tmp_path).check()
     assert _spec(data, tmp_path, tasks="pretrain,vqa").task_list() == (*TASKS, VQA)
+    with pytest.raises(ValueError, match="needs a detector stem"):
+        _spec(data, tmp_path, preset="tiny", config_overrides={},
+              stem_init="checkpoints/detector-tiny").check()
+    _spec(data, tmp_path, stem_init="checkpoints/detector-tiny").check()  # detector: fine
 
 
 def test_detector_stem_rejects_too_few_stages():
