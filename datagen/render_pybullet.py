@@ -9,6 +9,11 @@ may read the camera rather than the scene. The variants make an evaluation set f
   arm      the arm's tip moved over the table (3-20 cm above whatever is below it), so the arm
            is in view and may hide objects
   hires    640x480
+  random   domain randomisation: palette within each colour name's range, light and shadows,
+           table texture, block and bowl meshes, the jitter camera, blur and noise, the arm
+           in view in a share of images (`datagen/looks.py`, drawn by `datagen/render_look.py`)
+  foreign  one look held out of every training mixture: another palette, light, table and
+           meshes together (`datagen/looks.py`)
 
 The scene graph's `pixel_box`, `pixel_coords` and `visible_pixels` are recomputed for the
 camera actually used (the env computes them for its own camera), so visibility filters and
@@ -25,6 +30,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 from PIL import Image
 
+from datagen.looks import LOOK_VARIANTS
 from datagen.scenes import SampledState
 from ravens_env.bullet import pb
 from ravens_env.cameras import FrontCameraConfig, image_footprint, render_front
@@ -32,7 +38,7 @@ from ravens_env.colors import rgba
 from ravens_env.robot import UnreachableError
 from ravens_env.scene_graph import Scene, SceneObject
 
-VARIANTS = ("default", "jitter", "arm", "hires")
+VARIANTS = ("default", "jitter", "arm", "hires", *LOOK_VARIANTS)
 JITTER_XYZ = 0.03  # metres, per axis, for the eye and the target
 JITTER_FOV = 4.0  # degrees
 HIRES = (640, 480)  # (width, height) px
@@ -47,7 +53,8 @@ class RenderedImage:
     rgb: np.ndarray  # (H, W, 3) uint8
     scene: Scene
     camera: FrontCameraConfig
-    arm_tip: tuple[float, float, float] | None = None  # metres, "arm" variant only
+    arm_tip: tuple[float, float, float] | None = None  # metres, when the arm is in view
+    look: dict | None = None  # the `Look` of the random and foreign variants (looks.py)
 
     def camera_json(self) -> dict:
         return {**asdict(self.camera), "arm_tip": self.arm_tip}
@@ -78,11 +85,14 @@ def camera_for(variant: str, rng: np.random.Generator,
 
 def render_state(env, state: SampledState, variant: str, rng: np.random.Generator
                  ) -> RenderedImage:
-    """Paint the state's colors on the env's bodies and render `variant` of its image."""
+    """Paint the state's colors on the env's bodies and render `variant` of its image (the
+    look variants are drawn by `datagen.render_look.render_look`)."""
+    if variant in LOOK_VARIANTS:
+        raise ValueError(f"variant {variant!r} is a look: render it with render_look")
     for body, (color, shade) in state.paint().items():
         pb.changeVisualShape(body, -1, rgbaColor=rgba(color, shade), physicsClientId=env.client)
     camera = camera_for(variant, rng, env.front_camera)
-    tip = _place_arm(env, rng) if variant == "arm" else None
+    tip = place_arm(env, rng) if variant == "arm" else None
     try:
         image = render_front(env.client, camera)
     finally:
@@ -106,7 +116,7 @@ def _project(client: int, obj: SceneObject, camera: FrontCameraConfig,
                    visible_pixels=int((segmentation == obj.body_id).sum()))
 
 
-def _place_arm(env, rng: np.random.Generator) -> tuple[float, float, float] | None:
+def place_arm(env, rng: np.random.Generator) -> tuple[float, float, float] | None:
     """Move the tip over the table, clear of what is below; None if no pose was reachable."""
     for _ in range(10):
         x, y = rng.uniform(*ARM_AREA[0]), rng.uniform(*ARM_AREA[1])

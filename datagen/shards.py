@@ -20,6 +20,8 @@ import numpy as np
 
 from datagen.families import family, shard_seed
 from datagen.question_sampler import QA, sample_questions
+from datagen.looks import LOOK_VARIANTS
+from datagen.render_look import render_look
 from datagen.render_pybullet import RenderedImage, png_bytes, render_state
 from datagen.scenes import MAX_SHARD, SampledState, sample_state
 
@@ -87,7 +89,8 @@ def make_image(env, job: ShardJob, i: int, renderer=None) -> ImageRecord:
         raise ValueError(f"shard {job.name} wants the {job.renderer} renderer, got {renderer!r}")
     fam = family(job.family)
     state = sample_state(env, fam, job.shard_seed, i)
-    render = render_state if renderer is None else renderer.render
+    render = renderer.render if renderer is not None else (
+        render_look if job.variant in LOOK_VARIANTS else render_state)
     rendered = render(env, state, job.variant, np.random.default_rng([job.shard_seed, i, 1]))
     questions = sample_questions(rendered.scene, fam, job.questions_per_image,
                                  np.random.default_rng([job.shard_seed, i, 2]))

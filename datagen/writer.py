@@ -120,10 +120,14 @@ def rows_dataset(job: ShardJob, records: list[ImageRecord]) -> Dataset:
 
 
 def scene_record(r: ImageRecord) -> dict:
-    """CLEVR scene entry of one image plus how it was made (state) and its camera."""
-    return {"image_index": r.index, "image_filename": r.filename, "image_id": r.image_id,
-            **r.rendered.scene.to_json(), "state": r.state.to_json(),
-            "camera": r.rendered.camera_json(), "questions": len(r.questions)}
+    """CLEVR scene entry of one image plus how it was made (state), its camera and, for the
+    look variants, every randomised setting (`look`)."""
+    record = {"image_index": r.index, "image_filename": r.filename, "image_id": r.image_id,
+              **r.rendered.scene.to_json(), "state": r.state.to_json(),
+              "camera": r.rendered.camera_json(), "questions": len(r.questions)}
+    if getattr(r.rendered, "look", None) is not None:
+        record["look"] = r.rendered.look
+    return record
 
 
 def write_shard(root: Path, job: ShardJob, records: list[ImageRecord], seconds: float) -> Path:

@@ -63,7 +63,9 @@ def add_vqa_parser(dsub: argparse._SubParsersAction) -> None:
                           "bpy named by $CODEPLAN_BLENDER_PYTHON; use --workers 1)")
     vqa.add_argument("--variant", default="default",
                      help="default | jitter | arm | hires (held-out camera/render variants; "
-                          "arm is pybullet-only)")
+                          "arm is pybullet-only) | random (domain randomisation: palette, "
+                          "light, table, meshes, camera, blur, noise, arm; pybullet) | foreign "
+                          "(a held-out look: another palette, light, table and meshes)")
     add_executor_options(vqa, workers=False)
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")

@@ -1,0 +1,246 @@
+"""Looks: what an image's renderer varies besides the scene — the domain randomisation of the
+`random` variant, and the fixed `foreign` look that no training mixture ever draws.
+
+Why: a detector trained on one palette, one light, one table and one mesh of each object
+learns those, not "a red block" (issue 27: about two thirds right on another simulator's
+look). The `random` variant draws, per image, everything a renderer can change without
+changing the scene's ground truth; the `foreign` variant is one look kept out of it on purpose,
+to measure transfer to something the randomisation did not cover.
+
+Everything here is numbers (no PyBullet): `draw_look` turns a random stream into a `Look`,
+which goes into the scene JSON as `look` and is applied by `datagen/render_look.py`.
+
+Color names have ranges, not points: `COLOR_RANGES` gives each name a box in HSV (hue in
+degrees, saturation and value in 0-1) that holds CLIPort's value for it (the project's
+palette) and the clear examples of the name, and leaves out the boundary colours people
+disagree on (teal between green and cyan, magenta between purple and pink, the dark oranges
+that read as brown). A block of the darker shade keeps its name at `DARK_FACTOR` of its
+colour's value, so the boxes are also kept apart from each other's darker shades (tested).
+"""
+
+from __future__ import annotations
+
+import colorsys
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ravens_env.colors import COLORS_255, DARK_FACTOR
+from ravens_env.dimensions import BOWL_FLOOR, BOWL_FLOOR_RADIUS, BOWL_HEIGHT, BOWL_RADIUS
+
+LOOK_VARIANTS = ("random", "foreign")
+
+
+@dataclass(frozen=True)
+class HSVRange:
+    """A box in HSV: hue in degrees (lo > hi wraps through 0, e.g. red 348-10), s and v 0-1."""
+
+    hue: tuple[float, float]
+    sat: tuple[float, float]
+    val: tuple[float, float]
+
+    def contains(self, rgb: tuple[int, int, int]) -> bool:
+        h, s, v = hsv_of(rgb)
+        return self.hue_contains(h) and self.sat[0] <= s <= self.sat[1] \
+            and self.val[0] <= v <= self.val[1]
+
+    def hue_contains(self, h: float) -> bool:
+        lo, hi = self.hue
+        return lo <= h <= hi if lo <= hi else (h >= lo or h <= hi)
+
+    def hue_width(self) -> float:
+        lo, hi = self.hue
+        return hi - lo if lo <= hi else 360.0 - lo + hi
+
+    def draw(self, rng: np.random.Generator) -> tuple[int, int, int]:
+        """A colour drawn uniformly in the box (sRGB 0-255)."""
+        h = (self.hue[0] + rng.uniform(0.0, self.hue_width())) % 360.0
+        s, v = rng.uniform(*self.sat), rng.uniform(*self.val)
+        r, g, b = colorsys.hsv_to_rgb(h / 360.0, s, v)
+        return (round(r * 255), round(g * 255), round(b * 255))
+
+
+def hsv_of(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
+    """(hue degrees, saturation, value) of an sRGB 0-255 colour."""
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255.0 for c in rgb))
+    return h * 360.0, s, v
+
+
+# Each name's range. Saturation separates red from pink and orange from brown; value keeps
+# white above gray. Gray and white have any hue (saturation <= 0.10). Each range holds the
+# project's (CLIPort's) value and, where the name has one, the sRGB primary or secondary of
+# that name (pure red, yellow, green, cyan, blue); magenta is left out as a boundary colour.
+COLOR_RANGES: dict[str, HSVRange] = {
+    "red": HSVRange((350.0, 8.0), (0.62, 1.0), (0.78, 1.0)),
+    "orange": HSVRange((22.0, 36.0), (0.74, 1.0), (0.88, 1.0)),
+    "yellow": HSVRange((44.0, 62.0), (0.62, 1.0), (0.86, 1.0)),
+    "green": HSVRange((95.0, 140.0), (0.45, 1.0), (0.45, 1.0)),
+    "cyan": HSVRange((170.0, 195.0), (0.30, 1.0), (0.62, 1.0)),
+    "blue": HSVRange((205.0, 245.0), (0.45, 1.0), (0.55, 1.0)),
+    "purple": HSVRange((278.0, 320.0), (0.28, 0.85), (0.55, 0.80)),
+    "pink": HSVRange((335.0, 358.0), (0.25, 0.52), (0.90, 1.0)),
+    "brown": HSVRange((14.0, 32.0), (0.35, 0.62), (0.36, 0.66)),
+    "white": HSVRange((0.0, 360.0), (0.0, 0.06), (0.93, 1.0)),
+    "gray": HSVRange((0.0, 360.0), (0.0, 0.10), (0.55, 0.80)),
+}
+
+# The foreign look's palette: the colour most often given each name in the xkcd colour survey
+# (Munroe, 2010: the published "most common names" RGB values), one designer's choice unlike
+# CLIPort's muted Tableau one. Written down before any model saw it, and not tuned to the
+# ranges above: where a value falls outside its name's range, the figures show what follows.
+FOREIGN_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (229, 0, 0),
+    "orange": (249, 115, 6),
+    "yellow": (255, 255, 20),
+    "green": (21, 176, 26),
+    "cyan": (0, 255, 255),
+    "blue": (3, 67, 223),
+    "purple": (126, 30, 156),
+    "pink": (255, 129, 192),
+    "brown": (101, 55, 0),
+    "white": (255, 255, 255),
+    "gray": (146, 149, 145),
+}
+# The stand is "brown" in every scene but is a wooden plank: its own, narrower range.
+STAND_RANGE = HSVRange((18.0, 32.0), (0.35, 0.55), (0.45, 0.70))
+TABLE_KINDS = ("plain", "wood", "noise")  # `random`; the foreign look's "tiles" is not here
+TABLE_RANGE = HSVRange((0.0, 360.0), (0.0, 0.25), (0.20, 0.55))  # dark to mid, low chroma
+
+
+@dataclass(frozen=True)
+class Light:
+    """PyBullet TinyRenderer lighting (`getCameraImage`'s light* arguments and shadows)."""
+
+    direction: tuple[float, float, float] = (0.4, -0.3, 1.0)
+    color: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    ambient: float = 0.6
+    diffuse: float = 0.35
+    specular: float = 0.05
+    shadow: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """The table top: a texture kind, its base colour and the seed of its pattern."""
+
+    kind: str = "plain"  # plain | wood | noise | tiles
+    rgb: tuple[int, int, int] = (92, 89, 84)
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class BlockMesh:
+    """The block's visual mesh: `bevel` cuts each edge by that fraction of the half size
+    (a chamfer); `rounding` > 0 rounds edges and corners instead (the foreign look only)."""
+
+    bevel: float = 0.0
+    rounding: float = 0.0
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class BowlMesh:
+    """The bowl's visual mesh: rim radius and height (m), floor radius (m), facets, and
+    whether the wall is a straight cone (`random`) or a curved, hemisphere-like one."""
+
+    rim: float = BOWL_RADIUS
+    height: float = BOWL_HEIGHT
+    floor: float = BOWL_FLOOR_RADIUS
+    segments: int = 32
+    curved: bool = False
+
+    def profile(self) -> tuple[tuple[float, float], ...]:
+        """(radius, z) outside then inside, as `ravens_env.assets.lathe_mesh` revolves it."""
+        wall = 0.005
+        if not self.curved:
+            return ((0.0, 0.0), (self.floor, 0.0), (self.rim, self.height),
+                    (self.rim - wall, self.height), (self.floor - 0.004, BOWL_FLOOR),
+                    (0.0, BOWL_FLOOR))
+        t = np.linspace(0.0, np.pi / 2, 7)  # quarter ellipse from the floor's edge up to the rim
+        outside = [(self.floor + (self.rim - self.floor) * (1 - np.cos(a)),
+                    self.height * np.sin(a)) for a in t]
+        inside = [(r - wall, max(z, BOWL_FLOOR)) for r, z in reversed(outside)]
+        pts = [(0.0, 0.0), *outside, *inside, (0.0, BOWL_FLOOR)]
+        return tuple((round(float(r), 5), round(float(z), 5)) for r, z in pts)
+
+
+@dataclass(frozen=True)
+class Look:
+    """Everything the renderer varies for one image; recorded as the scene JSON's `look`."""
+
+    variant: str
+    colors: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # name -> sRGB
+    stand_rgb: tuple[int, int, int] = (156, 117, 95)
+    light: Light = Light()
+    table: Table = Table()
+    block: BlockMesh = BlockMesh()
+    bowl: BowlMesh = BowlMesh()
+    noise: float = 0.0  # Gaussian pixel noise, std in 0-255 units
+    blur: float = 0.0  # Gaussian blur radius, px
+    arm: bool = False  # the arm over the table
+
+    def rgb(self, color: str, shade: str = "") -> tuple[int, int, int]:
+        """The sRGB of an object of `color` (and shade) in this look."""
+        base = self.colors.get(color, COLORS_255[color])
+        factor = DARK_FACTOR if shade == "dark" else 1.0
+        return tuple(round(c * factor) for c in base)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def check_look_variant(variant: str) -> str:
+    if variant not in LOOK_VARIANTS:
+        raise ValueError(f"{variant!r} is not a look variant; looks: {', '.join(LOOK_VARIANTS)}")
+    return variant
+
+
+def draw_look(variant: str, rng: np.random.Generator) -> Look:
+    """The look of one image of `variant` (see the module doc); all of it from `rng`."""
+    check_look_variant(variant)
+    return _random_look(rng) if variant == "random" else _foreign_look(rng)
+
+
+def _random_look(rng: np.random.Generator) -> Look:
+    colors = {name: box.draw(rng) for name, box in COLOR_RANGES.items()}
+    elevation = np.deg2rad(rng.uniform(35.0, 90.0))
+    azimuth = rng.uniform(0.0, 2 * np.pi)
+    direction = (np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
+                 np.sin(elevation))
+    warmth = rng.uniform(-0.08, 0.08)  # white balance: warm (+) or cool (-) light
+    light = Light(direction=_round3(direction),
+                  color=_round3((1.0, 1.0 - abs(warmth) / 2, 1.0 - warmth) if warmth > 0
+                                else (1.0 + warmth, 1.0 + warmth / 2, 1.0)),
+                  ambient=_round3(rng.uniform(0.45, 0.75)),
+                  diffuse=_round3(rng.uniform(0.2, 0.5)),
+                  specular=_round3(rng.uniform(0.0, 0.25)),
+                  shadow=bool(rng.random() < 0.5))
+    table = Table(kind=str(rng.choice(TABLE_KINDS)), rgb=TABLE_RANGE.draw(rng),
+                  seed=int(rng.integers(2**31)))
+    block = BlockMesh(bevel=_round3(rng.uniform(0.0, 0.35)), scale=_round3(rng.uniform(0.9, 1.1)))
+    rim = rng.uniform(0.055, 0.070)
+    bowl = BowlMesh(rim=_round3(rim, 4), height=_round3(rng.uniform(0.03, 0.05), 4),
+                    floor=_round3(rng.uniform(0.032, rim - 0.012), 4),
+                    segments=int(rng.choice([12, 16, 24, 32, 48])))
+    return Look("random", colors, STAND_RANGE.draw(rng), light, table, block, bowl,
+                noise=_round3(rng.uniform(0.0, 6.0)), blur=_round3(rng.uniform(0.0, 1.2)),
+                arm=bool(rng.random() < 0.3))
+
+
+def _foreign_look(rng: np.random.Generator) -> Look:
+    """One look, held out: the survey palette, a warm low light from the left with shadows, a
+    tiled table, rounded blocks and curved bowls (none of which `random` draws). Only the
+    arm and the tiles' seed vary per image; the camera is jittered as in `jitter`."""
+    light = Light(direction=(-0.6, 0.7, 0.55), color=(1.0, 0.9, 0.75), ambient=0.55,
+                  diffuse=0.5, specular=0.3, shadow=True)
+    table = Table(kind="tiles", rgb=(150, 140, 120), seed=int(rng.integers(2**31)))
+    return Look("foreign", dict(FOREIGN_PALETTE), (120, 85, 50), light, table,
+                BlockMesh(rounding=0.3, scale=0.95),
+                BowlMesh(rim=0.066, height=0.036, floor=0.03, segments=40, curved=True),
+                noise=2.0, blur=0.6, arm=bool(rng.random() < 0.3))
+
+
+def _round3(x, digits: int = 3):
+    if isinstance(x, (tuple, list, np.ndarray)):
+        return tuple(round(float(v), digits) for v in x)
+    return round(float(x), digits)
