@@ -53,9 +53,11 @@ class HSVRange:
         return hi - lo if lo <= hi else 360.0 - lo + hi
 
     def draw(self, rng: np.random.Generator) -> tuple[int, int, int]:
-        """A colour drawn uniformly in the box (sRGB 0-255)."""
-        h = (self.hue[0] + rng.uniform(0.0, self.hue_width())) % 360.0
-        s, v = rng.uniform(*self.sat), rng.uniform(*self.val)
+        """A colour drawn uniformly in the box (sRGB 0-255), a hair inside its faces so that
+        rounding to 8 bits cannot carry it out."""
+        h = (self.hue[0] + 1.0 + rng.uniform(0.0, max(self.hue_width() - 2.0, 0.0))) % 360.0
+        s = rng.uniform(self.sat[0] + 0.01, self.sat[1] - 0.01)
+        v = rng.uniform(self.val[0] + 0.01, self.val[1] - 0.01)
         r, g, b = colorsys.hsv_to_rgb(h / 360.0, s, v)
         return (round(r * 255), round(g * 255), round(b * 255))
 

@@ -18,6 +18,11 @@ from ravens_env.geometry import BOUNDS, HEIGHTMAP_SHAPE
 
 TOP_CAMERA_HEIGHT = 1.0  # metres above the table
 LIGHT_DIRECTION = (0.4, -0.3, 1.0)
+# TinyRenderer's own light defaults, passed on every call: PyBullet keeps the light of the last
+# `getCameraImage` that set one, so a randomised-look render (datagen/render_look.py) would
+# otherwise leak into every later image of the process. Same pixels as omitting them.
+LIGHT = {"lightDirection": LIGHT_DIRECTION, "lightColor": (1.0, 1.0, 1.0), "lightDistance": 2.0,
+         "lightAmbientCoeff": 0.6, "lightDiffuseCoeff": 0.35, "lightSpecularCoeff": 0.05}
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,8 @@ def render_front(client: int, config: FrontCameraConfig) -> FrontImage:
     flat_view = config.view_matrix().T.reshape(-1).tolist()
     flat_proj = config.projection_matrix().T.reshape(-1).tolist()
     _, _, rgba, depth, seg = pb.getCameraImage(
-        config.width, config.height, flat_view, flat_proj, shadow=0,
-        lightDirection=LIGHT_DIRECTION, renderer=pb.ER_TINY_RENDERER, physicsClientId=client,
+        config.width, config.height, flat_view, flat_proj, shadow=0, **LIGHT,
+        renderer=pb.ER_TINY_RENDERER, physicsClientId=client,
     )
     shape = (config.height, config.width)
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(*shape, 4)[..., :3]
@@ -114,8 +119,8 @@ def render_heightmap(client: int) -> Heightmap:
     view = pb.computeViewMatrix((cx, 0.0, TOP_CAMERA_HEIGHT), (cx, 0.0, 0.0), (0.0, -1.0, 0.0))
     proj = _orthographic(-half_x, half_x, -half_y, half_y, near, far)
     _, _, rgba, depth, _ = pb.getCameraImage(
-        cols, rows, view, proj, shadow=0, lightDirection=LIGHT_DIRECTION,
-        renderer=pb.ER_TINY_RENDERER, flags=pb.ER_NO_SEGMENTATION_MASK, physicsClientId=client,
+        cols, rows, view, proj, shadow=0, **LIGHT, renderer=pb.ER_TINY_RENDERER,
+        flags=pb.ER_NO_SEGMENTATION_MASK, physicsClientId=client,
     )
     color = np.asarray(rgba, np.uint8).reshape(rows, cols, 4)[:, ::-1, :3]
     dist = _linear_depth(np.asarray(depth, np.float32).reshape(rows, cols), proj)[:, ::-1]

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from datagen.families import FAMILIES
+from datagen.looks import LOOK_VARIANTS
 from datagen.render_pybullet import (
     HIRES,
     VARIANTS,
@@ -50,7 +51,8 @@ def test_recolored_state_is_painted_with_its_new_colors(env):
 
 def test_variants_change_the_camera_and_keep_pixel_data_consistent(env):
     state = _unpainted(env, "stack-block-pyramid", 5)
-    images = {v: render_state(env, state, v, np.random.default_rng(1)) for v in VARIANTS}
+    images = {v: render_state(env, state, v, np.random.default_rng(1)) for v in VARIANTS
+              if v not in LOOK_VARIANTS}
     assert images["hires"].rgb.shape == (HIRES[1], HIRES[0], 3)
     assert images["jitter"].camera != FrontCameraConfig()
     assert images["arm"].arm_tip is not None and images["default"].arm_tip is None
@@ -77,3 +79,9 @@ def test_png_encoding_is_deterministic_and_lossless():
     rgb = np.random.default_rng(0).integers(0, 255, (24, 32, 3), dtype=np.uint8)
     assert png_bytes(rgb) == png_bytes(rgb.copy())
     assert np.array_equal(np.asarray(Image.open(io.BytesIO(png_bytes(rgb)))), rgb)
+
+
+def test_render_state_refuses_a_look_variant_and_names_the_renderer_to_use(env):
+    state = _unpainted(env)
+    with pytest.raises(ValueError, match="render_look"):
+        render_state(env, state, "random", np.random.default_rng(0))

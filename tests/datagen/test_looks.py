@@ -1,0 +1,169 @@
+"""Looks (issue 27): colour-name ranges, the random and foreign draws, and their rendering."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from datagen.families import FAMILIES
+from datagen.looks import (
+    COLOR_RANGES,
+    FOREIGN_PALETTE,
+    TABLE_KINDS,
+    BlockMesh,
+    HSVRange,
+    draw_look,
+)
+from datagen.render_look import block_mesh, render_look, table_texture
+from datagen.render_pybullet import render_state
+from datagen.scenes import sample_state
+from datagen.shards import ShardJob, make_image
+from ravens_env.bullet import pb
+from ravens_env.colors import COLORS_255, DARK_FACTOR
+from datagen.palette import DARK_UNSAFE
+
+PRIMARIES = {"red": (255, 0, 0), "yellow": (255, 255, 0), "green": (0, 255, 0),
+             "cyan": (0, 255, 255), "blue": (0, 0, 255)}
+
+
+def test_every_range_holds_the_projects_colour_and_the_srgb_primary_of_its_name():
+    for name, rgb in COLORS_255.items():
+        assert COLOR_RANGES[name].contains(rgb), name
+    for name, rgb in PRIMARIES.items():
+        assert COLOR_RANGES[name].contains(rgb), name
+
+
+def _dark(box: HSVRange) -> HSVRange:
+    return HSVRange(box.hue, box.sat, (box.val[0] * DARK_FACTOR, box.val[1] * DARK_FACTOR))
+
+
+def _hues_meet(a: HSVRange, b: HSVRange) -> bool:
+    def arcs(box):
+        lo, hi = box.hue
+        return [(lo, hi)] if lo <= hi else [(lo, 360.0), (0.0, hi)]
+    return any(max(a0, b0) <= min(a1, b1) for (a0, a1), (b0, b1)
+               in itertools.product(arcs(a), arcs(b)))
+
+
+def _meet(a: HSVRange, b: HSVRange) -> bool:
+    return (_hues_meet(a, b) and max(a.sat[0], b.sat[0]) <= min(a.sat[1], b.sat[1])
+            and max(a.val[0], b.val[0]) <= min(a.val[1], b.val[1]))
+
+
+def test_no_two_names_share_a_colour_in_either_shade():
+    """A drawn colour must have one name, also when a block is of the darker shade."""
+    boxes = {(n, ""): b for n, b in COLOR_RANGES.items()}
+    boxes |= {(n, "dark"): _dark(b) for n, b in COLOR_RANGES.items() if n not in DARK_UNSAFE}
+    for (ka, a), (kb, b) in itertools.combinations(boxes.items(), 2):
+        if ka[0] != kb[0]:
+            assert not _meet(a, b), (ka, kb)
+
+
+def test_random_looks_draw_every_colour_inside_its_range_and_vary_per_image():
+    looks = [draw_look("random", np.random.default_rng([7, i])) for i in range(200)]
+    for look in looks:
+        for name, rgb in look.colors.items():
+            assert COLOR_RANGES[name].contains(rgb), (name, rgb)
+    assert len({look.colors["red"] for look in looks}) > 150
+    assert {look.table.kind for look in looks} == set(TABLE_KINDS)
+    assert 0.2 < np.mean([look.arm for look in looks]) < 0.4
+    assert 0.35 < np.mean([look.light.shadow for look in looks]) < 0.65
+    assert draw_look("random", np.random.default_rng([7, 3])) == looks[3]  # seeded
+
+
+def test_the_foreign_look_is_nothing_the_random_variant_draws():
+    foreign = draw_look("foreign", np.random.default_rng(0))
+    assert foreign.colors == FOREIGN_PALETTE and foreign.table.kind == "tiles"
+    assert foreign.block.rounding > 0 and foreign.bowl.curved
+    for i in range(300):
+        look = draw_look("random", np.random.default_rng([11, i]))
+        assert look.table.kind != "tiles" and look.block.rounding == 0 and not look.bowl.curved
+        assert look.colors != FOREIGN_PALETTE
+
+
+def test_an_unknown_look_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="random, foreign"):
+        draw_look("photoreal", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="tiles"):
+        table_texture(draw_look("random", np.random.default_rng(0)).table.__class__(kind="marble"))
+
+
+@pytest.mark.parametrize("spec", [BlockMesh(), BlockMesh(bevel=0.3, scale=1.1),
+                                  BlockMesh(rounding=0.3, scale=0.95)])
+def test_block_meshes_are_closed_outward_wound_and_sized(spec):
+    vertices, indices, normals = block_mesh(spec)
+    v = np.asarray(vertices)
+    half = 0.02 * spec.scale
+    assert np.all(np.abs(v) <= half + 1e-9) and np.isclose(np.abs(v).max(), half, rtol=0.01)
+    tris = v[np.asarray(indices).reshape(-1, 3)]
+    face = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    assert np.all(np.einsum("ij,ij->i", face, tris.mean(1)) > 0)  # every triangle faces out
+    assert np.allclose(np.linalg.norm(normals, axis=1), 1.0)
+    # the hull's area is a cube's, less what bevels and rounding cut away
+    area = np.linalg.norm(face, axis=1).sum() / 2
+    assert 0.8 * 24 * half**2 < area <= 24 * half**2 + 1e-9
+
+
+def _state(env, fam="block_bowl", index=0):
+    return sample_state(env, FAMILIES[fam], FAMILIES[fam].seed_base + 900000, index)
+
+
+def test_a_look_render_credits_the_stand_ins_pixels_to_the_objects_and_puts_them_back(env):
+    state = _state(env, "global_table", 1)
+    before = {o.body_id: pb.getBasePositionAndOrientation(o.body_id, physicsClientId=env.client)
+              for o in state.scene.objects}
+    plain_before = render_state(env, state, "default", np.random.default_rng(0))
+    image = render_look(env, state, "random", np.random.default_rng(5))
+    after = {o.body_id: pb.getBasePositionAndOrientation(o.body_id, physicsClientId=env.client)
+             for o in state.scene.objects}
+    for body, (pos, orn) in before.items():
+        assert np.allclose(after[body][0], pos, atol=1e-12) and np.allclose(after[body][1], orn)
+    assert pb.getNumBodies(physicsClientId=env.client) == len(before) + 2  # table + arm
+    plain_after = render_state(env, state, "default", np.random.default_rng(0))
+    assert np.array_equal(plain_after.rgb, plain_before.rgb)  # table, stand and light restored
+    assert not np.array_equal(image.rgb, plain_before.rgb)
+    seen = {o.name: o.visible_pixels for o in plain_before.scene.objects}
+    for o in image.scene.objects:
+        if seen[o.name] > 60 and not image.arm_tip:
+            assert o.visible_pixels > 0.4 * seen[o.name], o.name
+    assert image.look["variant"] == "random"
+
+
+def test_a_foreign_block_is_drawn_in_the_foreign_palette(env):
+    state = _state(env, "global_table", 1)
+    image = render_look(env, state, "foreign", np.random.default_rng(3))
+    block = max((o for o in image.scene.objects if o.type == "block" and o.shade != "dark"),
+                key=lambda o: o.visible_pixels)
+    u0, v0, u1, v1 = block.pixel_box
+    patch = image.rgb[v0:v1 + 1, u0:u1 + 1].reshape(-1, 3).astype(int)
+    want = np.array(FOREIGN_PALETTE[block.color])
+    other = np.array(COLORS_255[block.color])
+    near = lambda c: np.abs(patch - c).sum(axis=1).min()  # noqa: E731
+    assert near(want) < 90 and near(want) < near(other)
+
+
+def test_look_images_are_reproducible_and_record_their_look(env):
+    job = ShardJob("block_stack", 0, FAMILIES["block_stack"].seed_base + 900000, 0, 2, 4,
+                   "random")
+    a, b = make_image(env, job, 1), make_image(env, job, 1)
+    assert a.png == b.png and a.rendered.look == b.rendered.look
+    from datagen.writer import scene_record
+    record = scene_record(a)
+    assert record["look"]["variant"] == "random" and set(record["look"]["colors"]) == set(
+        COLORS_255)
+    default = make_image(env, ShardJob(*[getattr(job, f) for f in (
+        "family", "shard_index", "shard_seed", "start", "count", "questions_per_image")],
+        "default"), 1)
+    assert "look" not in scene_record(default)
+
+
+def test_a_look_render_does_not_leak_its_light_into_the_actors_heightmap(env):
+    """PyBullet keeps the last light it was given; the env's cameras pass theirs every time."""
+    from ravens_env.cameras import render_heightmap
+
+    state = _state(env, "block_bowl", 3)
+    before = render_heightmap(env.client).color
+    render_look(env, state, "random", np.random.default_rng(9))
+    assert np.array_equal(render_heightmap(env.client).color, before)
