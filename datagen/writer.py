@@ -13,6 +13,7 @@ shards every run, also through a temporary directory:
                                       4 KB per row at 320x240, so no join is needed to train
   <out>/<split>/                      CLEVR layout (see `clevr_files`)
   <out>/manifest.json                 command, seeds, counts, answer statistics
+  <out>/README.md                     the dataset card: what the variant changed, what it is for
 
     from datasets import load_from_disk
     ds = load_from_disk("<out>/hf")["block_bowl"]   # ds[0]["image"] is a PIL image
@@ -38,6 +39,7 @@ from datasets import (
     load_from_disk,
 )
 
+from datagen.card import dataset_card
 from datagen.clevr_files import write_split
 from datagen.families import describe, family
 from datagen.shards import ImageRecord, ShardJob
@@ -217,4 +219,5 @@ def assemble(out: Path, jobs: list[ShardJob], run: dict) -> dict:
                 "totals": {"images": sum(f["images"] for f in families.values()),
                            "questions": sum(f["questions"] for f in families.values())}}
     _dump(out / "manifest.json", manifest)
+    (out / "README.md").write_text(dataset_card(manifest))
     return manifest

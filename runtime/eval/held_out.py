@@ -34,10 +34,33 @@ def used_data(checkpoint_dir: Path) -> list[tuple[str, Path]]:
     return pairs
 
 
+def look_of(data_dir: Path) -> tuple[str, str] | None:
+    """(renderer, variant) of a datagen output, from its manifest; None when unreadable."""
+    try:
+        settings = json.loads((Path(data_dir) / "manifest.json").read_text())["settings"]
+        return str(settings.get("renderer", "pybullet")), str(settings.get("variant", "default"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def look_report(checkpoint_dir: Path, data_dir: Path) -> dict:
+    """{"renderer", "variant", "seen": True/False/None}: whether any training dir of the
+    checkpoint was drawn in the evaluation data's look (renderer and variant). A held-out look
+    (the `foreign` variant, Blender) is only a transfer figure while "seen" is False."""
+    mine = look_of(data_dir)
+    if mine is None:
+        return {"renderer": None, "variant": None, "seen": None}
+    trained = [look_of(p) for use, p in used_data(checkpoint_dir) if use == "training"]
+    known = [t for t in trained if t is not None]
+    seen = (mine in known) if known else None
+    return {"renderer": mine[0], "variant": mine[1], "seen": seen}
+
+
 def held_out_report(checkpoint_dir: Path, data_dir: Path) -> dict:
-    """{"held_out": True/False/None, "overlaps": [...], "unchecked": [...]}: False when the
-    evaluation data shares shard seeds with a training or tuning dir, None when nothing could
-    be checked (no record, or none of the recorded dirs on this machine)."""
+    """{"held_out": True/False/None, "overlaps": [...], "unchecked": [...], "look": {...}}:
+    False when the evaluation data shares shard seeds with a training or tuning dir, None when
+    nothing could be checked (no record, or none of the recorded dirs on this machine);
+    "look" says whether the data's renderer and variant were in training (`look_report`)."""
     mine = seed_ranges(data_dir)
     overlaps, unchecked, checked = [], [], 0
     for use, path in used_data(checkpoint_dir):
@@ -49,11 +72,18 @@ def held_out_report(checkpoint_dir: Path, data_dir: Path) -> dict:
         overlaps += [{"use": use, "data": str(path), "family": name, "seeds": list(seeds)}
                      for name, seeds in sorted(shared_seeds(mine, theirs).items())]
     verdict = False if overlaps else (True if checked else None)
-    return {"held_out": verdict, "overlaps": overlaps, "unchecked": unchecked}
+    return {"held_out": verdict, "overlaps": overlaps, "unchecked": unchecked,
+            "look": look_report(checkpoint_dir, data_dir)}
 
 
 def describe_overlaps(data_dir: Path, model: str, report: dict) -> list[str]:
-    """One warning line per shared seed range (empty when held out)."""
-    return [f"warning: {data_dir} is not held out from {model}: its {o['family']} scenes "
+    """One warning line per shared seed range, and one when a held-out look (the foreign
+    variant, Blender) was in training (empty when held out)."""
+    look = report.get("look") or {}
+    seen_look = ([f"warning: {data_dir} is drawn in a look {model} was trained on "
+                  f"({look['renderer']}, {look['variant']}): not a transfer figure"]
+                 if look.get("seen") and (look.get("variant") == "foreign"
+                                          or look.get("renderer") == "blender") else [])
+    return seen_look + [f"warning: {data_dir} is not held out from {model}: its {o['family']} scenes "
             f"(shard seeds {o['seeds'][0]}-{o['seeds'][1]}) are in its {o['use']} data "
             f"{o['data']}" for o in report["overlaps"]]

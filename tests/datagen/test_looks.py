@@ -167,3 +167,15 @@ def test_a_look_render_does_not_leak_its_light_into_the_actors_heightmap(env):
     before = render_heightmap(env.client).color
     render_look(env, state, "random", np.random.default_rng(9))
     assert np.array_equal(render_heightmap(env.client).color, before)
+
+
+def test_the_card_of_a_look_dataset_lists_the_ranges_and_marks_foreign_as_evaluation_only():
+    from datagen.card import dataset_card
+
+    fams = {"block_bowl": {"images": 2, "questions": 6, "shard_seeds": [5, 6]}}
+    foreign = dataset_card({"settings": {"variant": "foreign"}, "families": fams,
+                            "command": "codeplan datagen vqa --variant foreign"})
+    assert "never put it in a training mixture" in foreign
+    assert all(f"| {name} |" in foreign for name in COLOR_RANGES)
+    random = dataset_card({"settings": {"variant": "random"}, "families": fams})
+    assert "domain randomisation" in random and "| block_bowl | 2 | 6 | 5-6 |" in random

@@ -88,3 +88,27 @@ def test_eval_vqa_warns_and_marks_the_result(sets, tmp_path, capsys):
     assert "**Not held out:**" in (tmp_path / "out" / "table.md").read_text()
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     assert saved["results"][0]["held_out"]["overlaps"][0]["use"] == "training"
+
+
+def test_the_look_of_the_data_is_checked_against_the_training_looks(sets, tmp_path):
+    """A jitter-camera set is an unseen look for a checkpoint trained on default images, a
+    seen one for a checkpoint that had jitter images; a foreign look seen in training warns."""
+    from runtime.eval.held_out import describe_overlaps
+
+    report = held_out_report(_checkpoint(tmp_path, [sets["train"]]), sets["jitter"])
+    assert report["look"] == {"renderer": "pybullet", "variant": "jitter", "seen": False}
+    seen = held_out_report(_checkpoint(tmp_path / "b", [sets["jitter"]]), sets["val"])
+    assert seen["look"]["seen"] is False  # val is the default look; training had jitter only
+    jitter_ckpt = _checkpoint(tmp_path / "c", [sets["jitter"]])
+    assert held_out_report(jitter_ckpt, sets["jitter"])["look"]["seen"] is True
+    foreign = {"held_out": True, "overlaps": [],
+               "look": {"renderer": "pybullet", "variant": "foreign", "seen": True}}
+    [line] = describe_overlaps(sets["val"], "m", foreign)
+    assert "not a transfer figure" in line
+    assert describe_overlaps(sets["val"], "m", {**foreign, "look": {
+        **foreign["look"], "seen": False}}) == []
+
+
+def test_a_generated_dataset_has_a_card_that_says_its_variant(sets):
+    card = (sets["jitter"] / "README.md").read_text()
+    assert "jitter variant" in card and "3 cm" in card and "block_bowl" in card

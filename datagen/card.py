@@ -1,0 +1,62 @@
+"""The dataset card: `<out>/README.md`, what a generated dataset is, in words a user reads.
+
+Why a card as well as manifest.json: the manifest is for programs (seed ranges, counts); the
+card says what the variant changed and what the data may be used for — above all that the
+`foreign` look is an evaluation set no training mixture may draw from (the held-out check of
+`codeplan eval vqa` reads the manifests and marks a checkpoint that saw it).
+"""
+
+from __future__ import annotations
+
+from datagen.looks import COLOR_RANGES, FOREIGN_PALETTE, TABLE_KINDS
+
+VARIANT_TEXT = {
+    "default": "the simulator's front camera (320x240), the image the closed-loop controller "
+               "sends: one palette, one light, one table, one mesh per object type",
+    "jitter": "the front camera's eye and target moved up to 3 cm per axis and its vertical "
+              "field of view 62 +- 4 degrees",
+    "arm": "the arm's tip moved over the table (3-20 cm above what is below it), so the arm "
+           "is in view and may hide objects",
+    "hires": "the front camera at 640x480",
+    "random": "domain randomisation, drawn per image and recorded in each scene's `look`: "
+              "every colour name's RGB uniform in its range (table below; the darker shade "
+              "keeps its name at 0.55 of the value); light direction (35-90 degrees up, any "
+              "azimuth), white balance +-8%, ambient 0.45-0.75, diffuse 0.2-0.5, specular "
+              "0-0.25, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
+              " with a dark-to-mid, low-chroma colour; blocks chamfered by 0-35% of their "
+              "half size and scaled 0.9-1.1; bowls of rim radius 5.5-7 cm, height 3-5 cm, "
+              "straight walls, 12-48 facets; the jitter camera; Gaussian blur 0-1.2 px and "
+              "pixel noise 0-6; the arm in view in 30% of the images",
+    "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "
+               "survey's most-named RGB per colour (not CLIPort's palette), a warm low light "
+               "from the left with shadows, a tiled table, rounded blocks, curved bowls; "
+               "the jitter camera, blur 0.6 px, noise 2; the arm in view in 30% of the images. "
+               "An evaluation set: never put it in a training mixture",
+}
+
+
+def dataset_card(manifest: dict) -> str:
+    """Markdown text of the card of one dataset (from its manifest)."""
+    settings = manifest.get("settings", {})
+    variant, renderer = settings.get("variant", "default"), settings.get("renderer", "pybullet")
+    families = manifest.get("families", {})
+    lines = [f"# codeplan VQA data: {variant} variant, {renderer} renderer", "",
+             f"Made by `{manifest.get('command', 'codeplan datagen vqa')}`.", "",
+             f"**Variant `{variant}`**: {VARIANT_TEXT.get(variant, variant)}.", ""]
+    if renderer == "blender":
+        lines += ["**Renderer `blender`**: Cycles through `bpy`, CLEVR-style materials and "
+                  "lights; never in a training mixture of the shipped models.", ""]
+    lines += ["| split | images | questions | shard seeds |", "|---|---|---|---|"]
+    lines += [f"| {name} | {f['images']} | {f['questions']} | {f['shard_seeds'][0]}-"
+              f"{f['shard_seeds'][1]} |" for name, f in families.items()]
+    lines += ["", "A scene is a function of its shard seed whatever the variant: a dataset at "
+              "another `--seed-offset` shares none of these scenes.", ""]
+    if variant in ("random", "foreign"):
+        lines += ["Colour names (HSV boxes; hue in degrees, a range lo > hi wraps through 0):",
+                  "", "| name | hue | saturation | value | foreign look's RGB |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {n} | {r.hue[0]:g}-{r.hue[1]:g} | {r.sat[0]:g}-{r.sat[1]:g} | "
+                  f"{r.val[0]:g}-{r.val[1]:g} | {FOREIGN_PALETTE[n]} |"
+                  for n, r in COLOR_RANGES.items()]
+        lines.append("")
+    return "\n".join(lines)
