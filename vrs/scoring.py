@@ -9,6 +9,8 @@ through `ask_many` when the reasoner has it.
 
 from __future__ import annotations
 
+import json
+
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -79,10 +81,23 @@ def _answer_chunk(reasoner: Reasoner, chunk: list) -> list[dict]:
     return out
 
 
+def is_color_exists(row: dict) -> bool:
+    """Whether a question is "is there a <colour> <type>?" (no relation): the colour-existence
+    figure of issue 27, where another palette shows first. Read from the row's program."""
+    if row.get("template") != "exists" or not row.get("program"):
+        return False
+    try:
+        params = json.loads(row["program"]).get("params", {})
+    except (ValueError, AttributeError):
+        return False
+    return bool(params.get("color")) and not params.get("anchor")
+
+
 def _record(row: dict, answer: Answer) -> dict:
     keep = ("image_id", "question", "answer", "answer_type", "template", "family", "same_color",
             "dark")
-    return {**{k: row[k] for k in keep}, "predicted": answer.text,
+    return {**{k: row[k] for k in keep}, "color_exists": is_color_exists(row),
+            "predicted": answer.text,
             "score": round(answer.score, 4), "correct": is_correct(answer.text, row["answer"]),
             "equivalent": is_equivalent(answer.text, row["answer"], row["answer_type"])}
 
@@ -119,11 +134,13 @@ def summarize(records: list[dict]) -> dict:
         groups["answer_type"][r["answer_type"]].append(r)
         groups["template"][r["template"]].append(r)
     same_color = [r for r in records if r["same_color"] and r["template"] == "relation_yes_no"]
+    color_exists = [r for r in records if r.get("color_exists")]
     return {**accuracy(records),
             "by_answer_type": {k: accuracy(v) for k, v in sorted(groups["answer_type"].items())},
             "by_template": {k: accuracy(v) for k, v in sorted(groups["template"].items())},
             "count": accuracy(groups["answer_type"].get("count", [])),
-            "same_color_relation": accuracy(same_color)}
+            "same_color_relation": accuracy(same_color),
+            "color_exists": accuracy(color_exists)}
 
 
 def evaluate(reasoner: Reasoner, data: dict, progress: bool = True) -> dict:

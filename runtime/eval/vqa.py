@@ -29,16 +29,18 @@ def format_markdown(results: list[dict],
     """Table 1: one row per model, one column per split, then count and same-color columns;
     `reference` rows ({label: {split: %}}, e.g. the seed paper's) follow, "–" where absent."""
     splits = list(results[0]["splits"])
-    head = ["model", *splits, "overall", "count", "same-color in/on", "questions"]
+    head = ["model", *splits, "overall", "count", "same-color in/on", "colour exists",
+            "questions"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
         o = r["overall"]
         cells = [r["model"], *(_pct(r["splits"][s]) for s in splits), _pct(o),
-                 _pct(o["count"]), _pct(o["same_color_relation"]), str(o["n"])]
+                 _pct(o["count"]), _pct(o["same_color_relation"]),
+                 _pct(o["color_exists"]) if "color_exists" in o else "–", str(o["n"])]
         lines.append("| " + " | ".join(cells) + " |")
     for label, by_split in (reference or {}).items():
         cells = [label, *(f"{by_split[s]:.1f}" if s in by_split else "–" for s in splits)]
-        lines.append("| " + " | ".join(cells + ["–"] * 4) + " |")
+        lines.append("| " + " | ".join(cells + ["–"] * 5) + " |")
     lines.append("")
     lines.append("Accuracy % [95% Wilson CI]. Per answer type (overall):")
     lines.append("")

@@ -93,3 +93,26 @@ def test_the_suite_command_writes_a_table_with_the_paper_row(vqa_dir, tmp_path, 
     assert set(printed["accuracy"]) == set(SPLITS)
     table = (tmp_path / "out" / "table.md").read_text()
     assert "seed paper: OFA-base fine-tuned" in table and "55.9" in table
+
+
+def test_the_transfer_suites_make_their_own_looks_on_seeds_no_other_set_uses():
+    foreign, blender = get_suite("foreign"), get_suite("blender")
+    assert "--variant foreign" in foreign.datagen_command()
+    assert "--renderer blender" in blender.datagen_command()
+    assert "--workers 1" in blender.datagen_command()
+    offsets = {get_suite(n).seed_offset for n in ("paper-table1", "foreign", "blender")}
+    assert len(offsets) == 3
+
+
+def test_colour_existence_is_scored_apart_from_other_existence_questions():
+    from vrs.scoring import is_color_exists
+
+    def row(params):
+        return {"template": "exists", "program": json.dumps({"params": params})}
+
+    assert is_color_exists(row({"color": "red", "type": "block"}))
+    assert not is_color_exists(row({"color": "red", "type": "block", "anchor": "blue bowl",
+                                    "rel": "in"}))
+    assert not is_color_exists(row({"type": "block"}))
+    assert not is_color_exists({"template": "count", "program": json.dumps({"params": {
+        "color": "red"}})})
