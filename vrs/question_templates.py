@@ -14,7 +14,8 @@ Params (values are canonical, see `question_vocab`):
 "what objects are on the table?" is list_objects: every object in the scene (the phrase the
 controller uses for the planner's vocabulary), whereas "how many objects are on the table?" and
 "is there a block on the table?" use the `on table` relation (so a block in a bowl is not
-counted). "what is on the table?" is refused rather than guessed between the two.
+counted). "what is on the table?" is list_objects too (since the third paraphrase round: people
+asking it want everything there, and every independent set read it so).
 
 Paraphrases: after its said phrasings each template lists parse-only ones (`Q`), which hear the
 ways people ask ("how many cubes are sitting in the bowls?", "what colour block is in the blue
@@ -55,7 +56,7 @@ def _alts(*options: str) -> str:
 # Pieces of the parse-only phrasings. Every alternative of a `Q` phrasing is heard; they are
 # said only for a program no said phrasing fits (an "any bowl" anchor), with the first ones.
 _POSTURE_WORDS = ("sitting|resting|lying|stacked|placed|located|standing|kept|put|found|"
-                  "contained|held|set|stored|positioned|moved|dropped")
+                  "contained|held|set|stored|positioned|moved|dropped|hiding|hidden")
 _POSTURE = f"(|{_POSTURE_WORDS})"
 _THAT_IS = ("(|that is|which is|that are|which are|that has been|which has been|that have been|"
             "which have been)")
@@ -326,6 +327,13 @@ TEMPLATES: tuple[Template, ...] = (
         Q("what (do|can) you see (|on the table|in the scene|here|in the image|in the picture)"),
         Q("what (is|are) (|there) (there|in the scene|visible|in the image|in the picture|"
           "present)"),
+        # "what's on the table?": everything, as people mean it (not the `on table` relation,
+        # which leaves out what is in a bowl or on a block: "what is on the stand?" keeps it)
+        Q("what (is|are|sits|lies|stands|all is) (|all|there|all there) (|lying|sitting|standing|"
+          "resting|placed|put|left|located|found) on the table"),
+        Q("what are (|all) the (objects|things) (on the table|there|in the scene|here)"),
+        Q("(list|name|enumerate|identify|tell me|give me|show me) everything (that is on the "
+          "table|that is there|that is here|that you can see)"),
     )),
     Template("all_in", "yes/no", "is every block in a bowl (of the same / a different color)", (
         P("are all (the|of the|~) blocks in bowls", mode="any"),

@@ -58,6 +58,13 @@ PARSE_WORDS = {
 _ASK_VERBS = (r"(?:list|name|enumerate|identify|count|tell|show|give|let|check|confirm|verify|"
               r"determine|find out|work out|figure out|say)\b|see (?:if|whether)\b")
 _FRAMES = (
+    # a word before the question that does not change it: "so how many ...", "ok, is there ..."
+    (re.compile(r"^(?:so|ok|okay|and|hey|now|well|right|alright) "), ""),
+    # a statement put up for confirmation: "am i right that the X is Y", "would you say the X
+    # is Y", "is it true that ..." -> "whether the X is Y" (then question order, below)
+    (re.compile(r"^(?:am i right (?:in thinking )?(?:that )?|is it (?:true|correct|right) that |"
+                r"would you say (?:that )?|do you think (?:that )?|would you agree (?:that )?|"
+                r"(?:confirm|verify|check) that |any chance (?:that )?)"), "whether "),
     # "please", and "can you (please)" / "could you" before a verb that asks ("could you check
     # if ..."); "can you see" only before "if" / "whether": "can you see a red block?" is itself
     # a question, and "could you put ..." an instruction (refused)
@@ -68,7 +75,7 @@ _FRAMES = (
     # ... but not before the objects to list: "tell me all the objects" is itself a question
     (re.compile(r"^(?:(?:tell|show|telling|showing) me (?:please )?|let me know )"
                 r"(?!(?:the |all |all the |all of the |every |each |each of the |every single )?"
-                r"(?:objects?|things?)\b)"), ""),
+                r"(?:objects?|things?|everything)\b)"), ""),
     # a verb of finding out, only before "if" / "whether" ("check the blocks" is not a frame)
     (re.compile(r"^(?:check|checking|see|confirm|verify|determine|find out|work out|figure out|"
                 r"tell|say) (?=(?:if|whether) )"), ""),
@@ -77,12 +84,17 @@ _FRAMES = (
                 r"i wonder|i am curious|do you (?:happen to )?know|any idea) "), ""),
     # "(can you) count how many blocks are in the bowl" asks "how many blocks are in the bowl"
     (re.compile(r"^count (?=how many )"), ""),
+    # ... and inside a wh-question: "what color would you say the X is" -> "what color the X
+    # is" (an embedded question, reordered below)
+    (re.compile(r"^((?:what|which|how many)\b.*?) (?:would you say|do you think)(?: that)? "),
+     r"\1 "),
 )
 # Statement word order after "if" / "whether" (with or without a frame): "if the X is in Y" ->
 # "is the X in Y"; the perfect too ("whether the X has been put in Y" -> "has the X been put
 # in Y"); "whether the bowl has / holds / contains X" -> "does the bowl have / hold / contain X".
 _HAVE = {"has": "have", "holds": "hold", "contains": "contain", "carries": "carry"}
 _IF = (
+    (re.compile(r"^whether there (is|are) "), r"\1 there "),
     (re.compile(r"^(?:if|whether) (.+?) (is|are|does|do|(?:has|have)(?= (?:all |each )?been\b)) "
                 r"(.+)$"), r"\2 \1 \3"),
     (re.compile(r"^(?:if|whether) (the (?:\S+ )?\S+) (has|holds|contains|carries) (?!been\b)(.+)$"),
@@ -107,6 +119,76 @@ _EMBEDDED = (
 _TIDY = (
     (re.compile(r" please$"), ""),
     (re.compile(r"\binside of\b"), "inside"),
+)
+_COLOR_WORDS = "|".join(ALL_COLORS)
+_REL_WORDS = (r"in front of|behind|to the left of|to the right of|left of|right of|on top of|"
+              r"inside|in|on|under|underneath|beneath|below|above|over")
+# Everyday and non-native forms of the language's questions, one rule per form (parse side
+# only; applied after the frames): each rewrites to a form the templates hear.
+_FORMS = (
+    # words after the question that do not change it
+    (re.compile(r"(?: (?:by any chance|somewhere|about|around|then|at the moment|right now|"
+                r"at present|currently|here))+$"), ""),
+    # a statement with a question mark: "there is a red block left of the bowl?"
+    (re.compile(r"^there (is|are) "), r"\1 there "),
+    (re.compile(r"^(?:have|has) (?:you|we) got (a|any|some) "), r"is there \1 "),
+    (re.compile(r"^(?:has|did) (?:anyone|anybody|someone|somebody) (?:left|leave) "
+                r"(a|any|some) "), r"is there \1 "),
+    (re.compile(r"^(?:can|could|do) (?:you|we|i) (?:spot|find|notice|make out) "), "can you see "),
+    # "how much blocks", "how many blocks there are (on the table)"
+    (re.compile(r"^how much (\S+s)\b"), r"how many \1"),
+    (re.compile(r"^how many (\S+(?: \S+)?) there (?:is|are)$"), r"how many \1 are there"),
+    (re.compile(r"^how many (\S+(?: \S+)?) there (?:is|are) (.+)$"), r"how many \1 are \2"),
+    (re.compile(r"^how many (.+?) (?:have|do) (?:you|we) (?:got|have|see|count)(?: here| there)?$"),
+     r"how many \1 are there"),
+    # a relation put first: "in front of the stand, how many blocks are there?"
+    (re.compile(rf"^((?:{_REL_WORDS}) the \S+(?: (?:block|bowl))?) (how many .+?) (?:are|is) "
+                r"there$"), r"\2 are \1"),
+    (re.compile(rf"^((?:{_REL_WORDS}) the \S+(?: (?:block|bowl))?) (is|are) there (.+)$"),
+     r"\2 there \3 \1"),
+    # a topic first: "the red block, it is in the bowl?", "the bowl behind X: what colour is it?"
+    (re.compile(r"^(the (?:\S+ )?(?:block|bowl|stand)) (?:it|that) (is|are) "), r"\2 \1 "),
+    (re.compile(r"^(the .+?) (?:what|which) color is (?:it|that|this)$"), r"what color is \1"),
+    (re.compile(rf"^((?:{_REL_WORDS}) the .+?) there is (?:a|an|one) (block|bowl|object|thing) "
+                r"(?:what|which) color is (?:it|that)$"), r"what color is the \2 \1"),
+    (re.compile(r"^of what color "), "what color "),
+    (re.compile(r"^(?:which|what) color (?:does|do) (the .+) have$"), r"what color is \1"),
+    (re.compile(r"^(?:which|what) color (?:has|have) (the .+)$"), r"what color is \1"),
+    # "what do we have above X", "what can be found over X", "what have we got on the table"
+    (re.compile(r"^what (?:do|have|did) (?:we|you) (?:have|got|see) (?!there\b)"), "what is "),
+    (re.compile(r"^what can (?:be|you) (?:found|seen|find|see) (?=(?:" + _REL_WORDS + r") )"),
+     "what is "),
+    # "the bowl that is purple" -> "the purple bowl"; "that bowl" -> "the bowl"
+    (re.compile(rf"\bthe (block|bowl) (?:that|which) (?:is|are) ({_COLOR_WORDS})\b"),
+     r"the \2 \1"),
+    (re.compile(r"\b(?:that|this) (block|bowl|stand|object|thing)\b"), r"the \1"),
+    # "the bowl that the X has been dropped into" -> "the bowl that the X is in"
+    (re.compile(r"\b(that|which) (the (?:\S+ )?(?:block|bowl|stand)) (?:has|had) been (?:dropped|"
+                r"put|placed|moved|set|stacked|left) (?:into|in|inside)$"), r"\1 \2 is in"),
+    (re.compile(r"\b(that|which) (the (?:\S+ )?(?:block|bowl|stand)) (?:has|had) been (?:dropped|"
+                r"put|placed|moved|set|stacked|left) (?:onto|on|on top of)$"), r"\1 \2 is on"),
+    # a dropped article: "inside blue bowl", "on table", "in bowl"
+    (re.compile(rf"\b({_REL_WORDS}|of) ((?:{_COLOR_WORDS}) (?:block|bowl)|stand|table)\b"),
+     r"\1 the \2"),
+    (re.compile(r"\b(in|inside|into) bowl$"), r"\1 a bowl"),
+    (re.compile(r"^is all "), "are all "),
+    (re.compile(r"^did (every|each) (block|bowl) (?:end up|get put|get|go|land) "), r"is \1 \2 "),
+    (re.compile(r"^did (all the|all of the|all|the) (blocks|bowls) (?:all )?(?:end up|get put|get|"
+                r"go|land) "), r"are \1 \2 "),
+    # all_in, said another way: "of a different colour than themselves", "whose colour differs
+    # from its own", "of mismatched colours", "with the same colour as them"
+    (re.compile(r"\b(bowls?) (?:of|with|in) (?:a )?(?:different|another|other) colors? "
+                r"(?:than|from|to) (?:themselves|itself|them|it|the blocks?|their own|its own)\b"),
+     r"\1 of a different color"),
+    (re.compile(r"\b(bowls?) whose colors? (?:differs?|is different|are different) "
+                r"(?:from|than|to) (?:its|their) own\b"), r"\1 of a different color"),
+    (re.compile(r"\b(bowls?) of mismatched colors?\b"), r"\1 of a different color"),
+    (re.compile(r"\b(bowls?) (?:with|of) the same colors? as (?:them|themselves|it|itself|"
+                r"the blocks?)\b"), r"\1 of the same color"),
+    # what is on the table, with every word people add
+    (re.compile(r"\btabletop\b"), "table"),
+    (re.compile(r"^(?:give me|i would like|i want|i need|(?:can|could) i (?:have|get)|"
+                r"(?:can|could) you give me|make) a list of "), "list "),
 )
 
 
@@ -207,7 +289,7 @@ def fold_question(text: str) -> str:
     questions ("can you tell me if the X is in Y" -> "is the X in Y", "i'd like to know what
     colour the X is" -> "what color is the X"). Never changes a rendered question (they hold
     none of these words)."""
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace(",", " ")
+    text = re.sub(r"[,;:]", " ", text.replace("\u2019", "'").replace("\u2018", "'"))
     # why: "same-colored" / "different-coloured" / "left-hand" are the spaced words the
     # phrasings hear; a rendered question holds no hyphen
     text = normalize(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text, flags=re.IGNORECASE))
@@ -221,7 +303,7 @@ def fold_question(text: str) -> str:
     if framed:
         for pattern, replacement in _EMBEDDED:
             text = pattern.sub(replacement, text)
-    for pattern, replacement in _TIDY:
+    for pattern, replacement in _TIDY + _FORMS:
         text = pattern.sub(replacement, text)
     return normalize(text)
 

@@ -199,7 +199,7 @@ def test_unknown_objects_raise_and_list_the_scene(tabletop):
     ("", "empty"),
     ("the red block is in the blue bowl", "not in this order"),
     ("is the red block in?", "not in this order"),
-    ("what is on the table?", "not in this order"),  # one of many: use list_objects
+    ("what is the table on?", "not in this order"),  # the table is no object to ask about
 ])
 def test_parse_errors_say_what_was_not_understood(text, says):
     with pytest.raises(UnsupportedQuestion) as err:
