@@ -509,7 +509,7 @@ def add_questions_parser(esub: argparse._SubParsersAction) -> None:
                         "parsed to the right program, per part and template (95%% CI)")
     p.add_argument("--file", type=Path, default=None,
                    help="a paraphrase .jsonl (default: every vrs/question_paraphrases*.jsonl)")
-    p.add_argument("--part", choices=("all", "dev", "heldout", "independent", "third"),
+    p.add_argument("--part", choices=("all", "dev", "heldout", "independent", "third", "fourth"),
                    default="all")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_eval_questions)
