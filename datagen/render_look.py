@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import tempfile
 from pathlib import Path
 
@@ -194,7 +195,7 @@ def table_texture_file(table: Table) -> Path:
     path = Path(tempfile.gettempdir()) / "codeplan-textures" / f"{key}.png"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{np.random.default_rng().integers(1 << 30)}.tmp.png")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.png")
         Image.fromarray(table_texture(table)).save(tmp)
         tmp.replace(path)  # atomic: parallel workers may make the same file
     return path

@@ -164,9 +164,8 @@ _FORMS = (
     (re.compile(r"\b(?:that|this) (block|bowl|stand|object|thing)\b"), r"the \1"),
     # "the bowl that the X has been dropped into" -> "the bowl that the X is in"
     (re.compile(r"\b(that|which) (the (?:\S+ )?(?:block|bowl|stand)) (?:has|had) been (?:dropped|"
-                r"put|placed|moved|set|stacked|left) (?:into|in|inside)$"), r"\1 \2 is in"),
-    (re.compile(r"\b(that|which) (the (?:\S+ )?(?:block|bowl|stand)) (?:has|had) been (?:dropped|"
-                r"put|placed|moved|set|stacked|left) (?:onto|on|on top of)$"), r"\1 \2 is on"),
+                r"put|placed|moved|set|stacked|left) (into|in|inside|onto|on|on top of)$"),
+     lambda m: f"{m[1]} {m[2]} is {'on' if m[3].startswith('on') else 'in'}"),
     # a dropped article: "inside blue bowl", "on table", "in bowl"
     (re.compile(rf"\b({_REL_WORDS}|of) ((?:{_COLOR_WORDS}) (?:block|bowl)|stand|table)\b"),
      r"\1 the \2"),
