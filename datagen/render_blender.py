@@ -38,7 +38,7 @@ from ravens_env.dimensions import BLOCK_SIZE, STAND_SIZE, TABLE_RGBA
 from ravens_env.scene_graph import Scene, SceneObject
 
 SAMPLES = 8  # Cycles samples per pixel, denoised: 8, 12 and 32 look alike at 320x240
-VARIANTS = ("default", "jitter", "hires")  # no "arm": the arm is not drawn
+VARIANTS = ("default", "jitter", "hires")  # no "arm" (not drawn), no looks (PyBullet-only)
 EYE_JITTER = 0.02  # metres per axis; CLEVR jitters the camera's position, not its target
 LIGHT_JITTER = 0.10  # metres per axis on each light's position (CLEVR: key/fill/back jitter)
 ENERGY_JITTER = (0.8, 1.25)  # factor on each light's power
@@ -66,7 +66,8 @@ def check_blender_variant(variant: str) -> str:
     """`variant` if the Blender renderer has it; ValueError naming the ones it has."""
     if variant not in VARIANTS:
         raise ValueError(f"variant {variant!r} is not available with --renderer blender "
-                         f"(the arm is not drawn); variants: {', '.join(VARIANTS)}")
+                         f"(the arm and the random/foreign looks are PyBullet-only); variants: "
+                         f"{', '.join(VARIANTS)}")
     return variant
 
 

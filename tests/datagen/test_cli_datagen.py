@@ -28,6 +28,7 @@ def _run(argv: list[str]) -> int:
     (["--seed-offset", "1000000000"], "seed offset \\+ shard index must be in"),
     (["--variant", "fisheye"], "unknown variant 'fisheye'; variants: default, jitter, arm"),
     (["--renderer", "blender", "--variant", "arm"], "not available with --renderer blender"),
+    (["--renderer", "blender", "--variant", "random"], "looks are PyBullet-only"),
     (["--renderer", "povray"], "unknown renderer 'povray'"),
     (["--splits", "unseen,unseen"], "a split is listed twice"),
 ])
