@@ -118,5 +118,9 @@ def _answer(text: str, scene: Scene, confidence: float) -> Answer:
 
 
 def load_detector_reasoner(path: Path, device: str = "cpu") -> DetectorReasoner:
-    """The loader `vrs.loading` dispatches to for kind "ns-vqa"."""
-    return DetectorReasoner(load_checkpoint(path, device))
+    """The loader `vrs.loading` dispatches to for kind "ns-vqa"; the reasoner is named after
+    its checkpoint directory (two detectors must not share a table row's name)."""
+    reasoner = DetectorReasoner(load_checkpoint(path, device))
+    name = Path(path).name
+    reasoner.name = name if name.startswith("detector") else f"{reasoner.name}-{name}"
+    return reasoner
