@@ -10,7 +10,6 @@ through `ask_many` when the reasoner has it.
 from __future__ import annotations
 
 import json
-
 import time
 from collections import defaultdict
 from collections.abc import Iterator
