@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from datagen.families import family, shard_seed
-from datagen.question_sampler import QA, sample_questions
 from datagen.looks import LOOK_VARIANTS
+from datagen.question_sampler import QA, sample_questions
 from datagen.render_look import render_look
 from datagen.render_pybullet import RenderedImage, png_bytes, render_state
 from datagen.scenes import MAX_SHARD, SampledState, sample_state

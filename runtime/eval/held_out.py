@@ -84,6 +84,7 @@ def describe_overlaps(data_dir: Path, model: str, report: dict) -> list[str]:
                   f"({look['renderer']}, {look['variant']}): not a transfer figure"]
                  if look.get("seen") and (look.get("variant") == "foreign"
                                           or look.get("renderer") == "blender") else [])
-    return seen_look + [f"warning: {data_dir} is not held out from {model}: its {o['family']} scenes "
-            f"(shard seeds {o['seeds'][0]}-{o['seeds'][1]}) are in its {o['use']} data "
-            f"{o['data']}" for o in report["overlaps"]]
+    return seen_look + [
+        f"warning: {data_dir} is not held out from {model}: its {o['family']} scenes "
+        f"(shard seeds {o['seeds'][0]}-{o['seeds'][1]}) are in its {o['use']} data "
+        f"{o['data']}" for o in report["overlaps"]]

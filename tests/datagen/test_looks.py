@@ -16,13 +16,13 @@ from datagen.looks import (
     HSVRange,
     draw_look,
 )
+from datagen.palette import DARK_UNSAFE
 from datagen.render_look import block_mesh, render_look, table_texture
 from datagen.render_pybullet import render_state
 from datagen.scenes import sample_state
 from datagen.shards import ShardJob, make_image
 from ravens_env.bullet import pb
 from ravens_env.colors import COLORS_255, DARK_FACTOR
-from datagen.palette import DARK_UNSAFE
 
 PRIMARIES = {"red": (255, 0, 0), "yellow": (255, 255, 0), "green": (0, 255, 0),
              "cyan": (0, 255, 255), "blue": (0, 0, 255)}

@@ -43,7 +43,8 @@ READS = [
     ("what color is the bowl that the blue block was put into", None, None),  # past: refused
     ("What colour is the bowl that the blue block has been placed in?", "query_color",
      {"type": "bowl", "rel": "below", "anchor": "blue block"}),
-    ("what is inside the bowl which is cyan", "relate_object", {"rel": "in", "anchor": "cyan bowl"}),
+    ("what is inside the bowl which is cyan", "relate_object",
+     {"rel": "in", "anchor": "cyan bowl"}),
     ("What's sitting on the tabletop right now?", "list_objects", {}),
     ("Can I get a list of all the objects?", "list_objects", {}),
     ("Tell me everything that is there.", "list_objects", {}),
