@@ -407,3 +407,13 @@ def test_the_fourth_set_is_frozen_before_its_one_measurement():
     rows = load_paraphrases(FOURTH_FILE)
     assert len(rows) == 320 and {r.part for r in rows} == {"fourth"}
     assert sum(r.expected is None for r in rows) == 40
+
+
+def test_every_part_can_be_scored_alone_from_the_command_line(capsys):
+    """`--part` offers every part the loader knows (the fourth included), and only those."""
+    from runtime.cli import main
+    from runtime.eval.question_paraphrases import PARTS
+
+    for part in PARTS:
+        assert main(["eval", "questions", "--part", part, "--json"]) == 0
+        assert set(json.loads(capsys.readouterr().out)["parts"]) == {part}

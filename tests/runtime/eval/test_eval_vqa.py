@@ -116,3 +116,12 @@ def test_colour_existence_is_scored_apart_from_other_existence_questions():
     assert not is_color_exists(row({"type": "block"}))
     assert not is_color_exists({"template": "count", "program": json.dumps({"params": {
         "color": "red"}})})
+
+
+def test_two_shipped_detectors_get_two_row_names():
+    """A detector reasoner is named after its checkpoint dir, so a table holding detector-tiny
+    and detector-dr does not print two rows called "detector"."""
+    from vrs.loading import load_reasoner
+
+    assert load_reasoner("detector").name == "detector-tiny"
+    assert load_reasoner("detector-dr").name == "detector-dr"
