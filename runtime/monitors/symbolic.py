@@ -39,7 +39,10 @@ SYMBOLIC_MODES = {"dkprompt": (True, True), "pre-only": (True, False),
 # Per reasoner (its `name`): scores below this are "unsure". Chosen with `codeplan tune unsure`
 # on dev seeds 0-9 of four tasks (docs/RESULTS.md, "DKPROMPT"), never on test seeds. A
 # reasoner not listed trusts every yes/no answer; the oracle scores 1.0 and is never unsure.
-UNSURE_BELOW = {"detector": 0.05, "oracle": 0.0}
+# Keyed by the name the loaded reasoner carries (a detector is named after its checkpoint
+# dir): detector-tiny is the shipped default the threshold was tuned for; detector-dr is not
+# tuned and trusts every answer.
+UNSURE_BELOW = {"detector-tiny": 0.05, "oracle": 0.0}
 
 
 UNKNOWN = "unknown object:"  # how a reasoner answers about an object it does not see

@@ -311,3 +311,14 @@ def test_a_codeplan_question_that_contradicts_the_belief_makes_the_next_plan_loo
     assert len(requests) >= 2
     moved = {tuple(f) for f in requests[-1]["facts"]} - {tuple(f) for f in requests[0]["facts"]}
     assert moved  # the replan's facts come from a fresh look, not the first belief
+
+
+def test_the_shipped_default_reasoner_gets_its_tuned_unsure_threshold():
+    """The threshold table is keyed by the name the loaded reasoner carries; a rename of the
+    shipped detector must not silently drop its tuned threshold to 'trust everything'."""
+    from runtime.monitors.symbolic import UNSURE_BELOW, unsure_below
+    from vrs.loading import DEFAULT, load_reasoner
+
+    name = load_reasoner(DEFAULT).name
+    assert name in UNSURE_BELOW
+    assert unsure_below(name) > 0.0
