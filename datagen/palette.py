@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ravens_env.colors import SEEN_COLORS, UNSEEN_COLORS
+from ravens_env.colors import ALL_COLORS, SEEN_COLORS, UNSEEN_COLORS
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 
 RECOLORED = ("block", "bowl")  # the stand keeps its brown and its name "stand"
@@ -54,6 +54,7 @@ class ColorRule:
 
 
 SEEN_RULE = ColorRule("seen", SEEN_COLORS, SEEN_COLORS, shared=True)
+ALL_RULE = ColorRule("all", ALL_COLORS, ALL_COLORS, shared=True)  # the tasks' own palette
 UNSEEN_RULE = ColorRule("unseen", UNSEEN_ONLY, UNSEEN_ONLY, shared=True)
 COGENT_A_RULE = ColorRule("cogent_a", COGENT_HALVES[0], COGENT_HALVES[1], shared=False)
 COGENT_B_RULE = ColorRule("cogent_b", COGENT_HALVES[1], COGENT_HALVES[0], shared=False)

@@ -32,7 +32,7 @@ from runtime.cli.args import (
 )
 
 SPLITS_HELP = ("comma-separated families: block_stack, block_bowl, global_table, unseen, "
-               "cogent_a, cogent_b (default: all)")
+               "cogent_a, cogent_b (the default), and pyramid (opt-in: part-built pyramids)")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -74,9 +74,10 @@ def add_vqa_parser(dsub: argparse._SubParsersAction) -> None:
 
 def _datagen_vqa(args: argparse.Namespace) -> int:
     """Generate (or finish) the shards; print counts per split, or the summary as JSON."""
-    from datagen.families import FAMILIES
+    from datagen.families import DEFAULT_SPLITS
 
-    splits = [s.strip() for s in args.splits.split(",")] if args.splits.strip() else list(FAMILIES)
+    splits = ([s.strip() for s in args.splits.split(",")] if args.splits.strip()
+              else list(DEFAULT_SPLITS))
     numbers = {name: _integer(name, getattr(args, name.replace("-", "_")))
                for name in ("images-per-split", "questions-per-image", "shard-size", "workers",
                             "seed-offset")}

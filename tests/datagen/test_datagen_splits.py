@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from datagen.families import FAMILIES, family, shard_seed
+from datagen.families import DEFAULT_SPLITS, FAMILIES, family, shard_seed
 from datagen.palette import (
     COGENT_A_RULE,
     COGENT_B_RULE,
@@ -25,8 +25,9 @@ from ravens_env.tasks import task_ids
 
 
 def test_family_tasks_are_registered_and_names_are_the_splits():
-    assert list(FAMILIES) == ["block_stack", "block_bowl", "global_table", "unseen",
-                              "cogent_a", "cogent_b"]
+    assert list(DEFAULT_SPLITS) == ["block_stack", "block_bowl", "global_table", "unseen",
+                                    "cogent_a", "cogent_b"]
+    assert list(FAMILIES) == [*DEFAULT_SPLITS, "pyramid"]  # opt-in: not in the eval sets
     for fam in FAMILIES.values():
         assert set(fam.tasks) <= set(task_ids())
     with pytest.raises(ValueError, match="unknown split 'nope'; known splits: block_stack"):
@@ -97,6 +98,18 @@ def test_seen_families_use_only_seen_colors(env):
     for name in ("block_stack", "block_bowl", "global_table"):
         for state in _states(env, name, 1):
             assert {o.color for o in state.scene.objects} <= set(SEEN_COLORS)
+
+
+def test_pyramid_states_build_upper_rows_and_take_every_color(env):
+    """The opt-in pyramid family exists for the second and third rows the other families
+    almost never build: most of its states have a block on two blocks."""
+    states = _states(env, "pyramid", 12)
+    straddling = sum(any(len([r for r in s.scene.relations if r.subject == b.name and
+                              r.relation == "on" and r.object.endswith("block")]) == 2
+                         for b in s.scene.of_type("block")) for s in states)
+    assert straddling >= 4
+    colors = {o.color for s in states for o in s.scene.objects if o.type == "block"}
+    assert colors - set(SEEN_COLORS)  # the tasks' whole palette, not the seen split
 
 
 def test_cogent_states_and_questions_keep_to_their_condition(env, small_run):

@@ -7,8 +7,8 @@ import pytest
 from ravens_env.bullet import pb
 from ravens_env.env import TabletopEnv
 from runtime.components import make_actor, make_reasoner
-from runtime.controller import Claim, Controller, PlannerReport
-from runtime.trace import TraceWriter
+from runtime.controller import ActionStuck, Claim, Controller, PlannerReport
+from runtime.trace import TraceWriter, read_trace
 
 
 @pytest.fixture
@@ -201,3 +201,89 @@ def test_the_history_keeps_every_put_in_order_even_a_failed_one(make):
     c.put_first_on_second(first, second)
     c.put_first_on_second(second, second.replace("block", "bowl"))
     assert c.history == [(first, second), (second, second.replace("block", "bowl"))]
+
+
+class _Hiding:
+    """A scripted reasoner that sees `visible` and answers in/on questions from `holds`;
+    a question about an object it does not see gets the detector's "unknown object" reply."""
+
+    name = "scripted"
+
+    def __init__(self, visible: list[str], holds: set[str]) -> None:
+        self.visible, self.holds, self.asked = visible, holds, []
+
+    def ask(self, image, questions):
+        import re
+
+        from vrs.reasoner import Answer
+
+        out = []
+        for q in questions:
+            self.asked.append(q)
+            names = re.findall(r"the (\w+ block|\w+ bowl|stand)", q)
+            missing = [n for n in names if n not in self.visible]
+            if q == "what objects are on the table?":
+                out.append(Answer(", ".join(self.visible)))
+            elif missing:
+                out.append(Answer(f"unknown object: no '{missing[0]}' in the scene", 0.0))
+            elif q.startswith("what is below"):
+                out.append(Answer("table"))
+            else:
+                out.append(Answer("yes" if q in self.holds else "no"))
+        return out
+
+
+def _hiding(tmp_path, reasoner: _Hiding, world: _World) -> Controller:
+    return Controller(world, world, reasoner, "progress", world.obs,
+                      TraceWriter(tmp_path / "r", {}))
+
+
+def test_a_block_hidden_under_a_block_seen_on_it_still_holds():
+    """A pyramid's bottom-row block hidden behind the block put on it: the claim seen in
+    one part holds, and so does the hidden block's own claim; a hidden block nothing is seen
+    on, or a claim answered "no", does not."""
+    from runtime.controller import _believed
+
+    base, top = Claim("brown block", "stand"), Claim("pink block", "blue block and brown block")
+    alone = Claim("red block", "stand")
+    assert _believed([base, top, alone], [[None], [True, None], [None]]) == [True, True, False]
+    assert _believed([base, top], [[None], [False, None]]) == [False, False]
+    assert _believed([base], [[True]]) == [True]
+
+
+def test_later_looks_keep_the_hidden_blocks_of_the_first_look(tmp_path):
+    """Object permanence: a block the first look saw and a later look misses stays in the
+    planner's objects, where its claim put it, and is not asked about; a redo is not spent
+    on it while the block on top of it is seen."""
+    everything = ["blue block", "brown block", "pink block", "stand"]
+    base, top = Claim("brown block", "stand"), Claim("pink block", "blue block and brown block")
+    reasoner = _Hiding(everything, set())
+    world = _World({}, {})
+    c = _hiding(tmp_path, reasoner, world)
+    assert c.perceive_objects() == everything
+    reasoner.visible = ["blue block", "pink block", "stand"]  # brown now behind the pink one
+    reasoner.holds = {"is the pink block on the blue block?"}
+    c.claims = [base, top]
+    c._hold(c.claims)
+    assert world.log == []  # nothing redone
+    assert c.perceive_objects() == ["blue block", "pink block", "stand", "brown block"]
+    reasoner.asked.clear()
+    facts = c.perceive_facts()
+    assert ("brown block", "on", "stand") in facts
+    assert not any("brown" in q for q in reasoner.asked)
+    c.trace.close()
+    _, events = read_trace(tmp_path / "r")
+    assert [e["objects"] for e in events if e["type"] == "hidden"] == [["brown block"]]
+    assert any(e.get("unseen") == [str(base), str(top)] for e in events)
+
+
+def test_a_hidden_block_with_nothing_seen_on_it_is_redone(tmp_path):
+    reasoner = _Hiding(["red block", "stand"], set())
+    world = _World({}, {})
+    c = _hiding(tmp_path, reasoner, world)
+    c.perceive_objects()
+    reasoner.visible = ["stand"]
+    claim = Claim("red block", "stand")
+    with pytest.raises(ActionStuck, match="still does not hold"):
+        c._hold([claim])
+    assert world.log[0] == claim.instruction()
