@@ -327,3 +327,46 @@ def test_the_local_maximum_is_the_3x3_max_pool():
 
     x = torch.rand(2, 6, 17, 23)
     assert torch.equal(local_max(x), torch.nn.functional.max_pool2d(x, 3, 1, 1))
+
+
+def test_a_block_between_two_spread_base_casts_rests_on_both():
+    """Dev pyramids: the base row's casts spread to 6-7 cm apart (5 cm true), so the block at
+    their middle was past "on"'s 3 cm from both and read on one or none. A block cast near
+    the middle of two same-level neighbours rests on both; one far from the middle, or above
+    a pair too far apart to carry it, does not straddle."""
+    config = DetectorConfig(levels=4, level_heat=True)
+    left, right = (0.5, -0.033, 0.02), (0.5, 0.033, 0.02)  # 6.6 cm apart
+    base = [_detection("block", "red", left, 0.02), _detection("block", "blue", right, 0.02)]
+    top = _detection("block", "green", (0.5, 0.004, 0.06), 0.06, level=1)
+    scene = scene_from_detections([*base, top], config)
+    assert scene.holds("green block", "on", "red block")
+    assert scene.holds("green block", "on", "blue block")
+    assert abs(math.dist(scene.get("red block").position[:2],
+                         scene.get("blue block").position[:2]) - 0.05) < 1e-6
+    off_middle = _detection("block", "green", (0.5, 0.03, 0.06), 0.06, level=1)
+    scene = scene_from_detections([*base, off_middle], config)
+    assert scene.holds("green block", "on", "blue block")
+    assert not scene.holds("green block", "on", "red block")
+    apart = [_detection("block", "red", (0.5, -0.05, 0.02), 0.02),
+             _detection("block", "blue", (0.5, 0.05, 0.02), 0.02)]
+    scene = scene_from_detections([*apart, top], config)
+    assert not (scene.holds("green block", "on", "red block")
+                and scene.holds("green block", "on", "blue block"))
+
+
+def test_a_bowl_read_on_the_stands_board_is_dropped_unless_surer_than_the_stand():
+    """The board between the blocks on it read as a brown bowl (42 of 120 dev pyramid
+    images): the blocks were then "in the brown bowl". A bowl on the stand's board goes when
+    the stand is the surer detection; a bowl away from it, or surer than it, stays."""
+    from dataclasses import replace as with_
+
+    config = DetectorConfig(levels=4, level_heat=True)
+    stand = _detection("stand", "brown", (0.5, 0.0, 0.005), 0.004)
+    on_board = with_(_detection("bowl", "brown", (0.5, 0.02, 0.0), 0.0), score=0.5)
+    away = with_(_detection("bowl", "blue", (0.5, 0.25, 0.0), 0.0), score=0.5)
+    block = _detection("block", "red", (0.5, 0.0, 0.03), 0.026)
+    names = {o.name for o in scene_from_detections([stand, on_board, away, block],
+                                                   config).objects}
+    assert names == {"stand", "blue bowl", "red block"}
+    surer = with_(on_board, score=0.95)
+    assert "brown bowl" in {o.name for o in scene_from_detections([stand, surer], config).objects}
