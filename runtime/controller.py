@@ -239,6 +239,7 @@ class Controller:
         self._inventory: list[str] | None = None  # the first look's objects
         self._hidden: set[str] = set()  # blocks of the inventory the last look missed
         self._rests: dict[str, tuple[str, str, str]] = {}  # block -> last fact perceived
+        self._last_seen: dict[str, object] = {}  # object -> the last image it was listed in
         self._belief_stale = False  # a codeplan's question said the belief is wrong somewhere
         self.monitor = make_monitor(mode, lambda: reasoner.name)
         self.toolbox, self.tool_switch = toolbox, tool_switch
@@ -395,6 +396,7 @@ class Controller:
         seen = [n.strip() for n in answer.split(",") if n.strip()]
         if self._inventory is None:
             self._inventory = seen
+        self._last_seen.update(dict.fromkeys(seen, self.obs.front_rgb))
         hidden = [o for o in self._inventory if o not in seen and o.endswith("block")]
         if hidden:
             self.trace.event("hidden", objects=hidden)
@@ -599,16 +601,33 @@ class Controller:
 
     def _ask_one(self, question: str, at_start: bool = False) -> str:
         answer = self._ask_answers([question], at_start)[0]
+        if not at_start and answer.text.startswith(UNKNOWN):
+            answer = self._ask_where_last_seen(question, answer)
         if answer.score == 0.0 and answer.text.startswith(("unsupported", "unknown")):
             raise ValueError(answer.text)
         return answer.text
 
+    def _ask_where_last_seen(self, question: str, answer):
+        """A codeplan's question about a block this episode has seen but the camera no longer
+        shows is asked of the last image that listed it. Why: a block hidden under others
+        has not moved (they rest on it), and the pyramid's codeplan asks which base block
+        is in the middle ("is the X left of the Y?") after the row above hid one of them;
+        the codeplan crashed on "unknown object" and was replanned (dev seed 5000)."""
+        hidden = [o for o in self._last_seen if o.endswith("block") and f"'{o}'" in answer.text]
+        frame = self._last_seen.get(hidden[0]) if hidden else None
+        if frame is None:
+            return answer
+        self.trace.event("asked_last_seen", question=question, hidden=hidden[0])
+        return self._ask_answers([question], image=frame)[0]
+
     def _ask(self, questions: list[str]) -> list[str]:
         return [a.text for a in self._ask_answers(questions)]
 
-    def _ask_answers(self, questions: list[str], at_start: bool = False) -> list:
+    def _ask_answers(self, questions: list[str], at_start: bool = False,
+                     image: object = None) -> list:
         self.budget.check()
-        image = self.start_rgb if at_start else self.obs.front_rgb
+        if image is None:
+            image = self.start_rgb if at_start else self.obs.front_rgb
         try:
             answers = self.reasoner.ask(image, questions)
         except Exception as e:

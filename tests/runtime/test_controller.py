@@ -287,3 +287,31 @@ def test_a_hidden_block_with_nothing_seen_on_it_is_redone(tmp_path):
     with pytest.raises(ActionStuck, match="still does not hold"):
         c._hold([claim])
     assert world.log[0] == claim.instruction()
+
+
+def test_a_codeplan_question_about_a_hidden_block_is_asked_of_the_last_image_listing_it(tmp_path):
+    """The pyramid's codeplan asks "is the X left of the Y?" about base blocks after the row
+    above hid one; it crashed on "unknown object". The question goes to the last image that
+    listed the block (a block under others has not moved); a block never seen still raises."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    seen_in = {1: ["blue block", "brown block", "stand"], 2: ["blue block", "stand"]}
+
+    class Frames(_Hiding):
+        def ask(self, image, questions):
+            self.images = [*getattr(self, "images", []), int(image[0, 0, 0])]
+            self.visible = seen_in[self.images[-1]]
+            return super().ask(image, questions)
+
+    reasoner = Frames([], {"is the brown block left of the blue block?"})
+    world = _World({}, {})
+    c = _hiding(tmp_path, reasoner, world)
+    c.obs = replace(world.obs, front_rgb=np.full((4, 4, 3), 1, np.uint8))
+    c.perceive_objects()  # listed in image 1
+    c.obs = replace(world.obs, front_rgb=np.full((4, 4, 3), 2, np.uint8))
+    assert c.is_true("is the brown block left of the blue block?")
+    assert reasoner.images[-2:] == [2, 1]  # the current image, then the last listing it
+    with pytest.raises(ValueError, match="unknown object"):
+        c.is_true("is the purple block left of the blue block?")
