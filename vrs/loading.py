@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # Shipped checkpoints by short name (`--reasoner detector`) -> directory name for
 # `checkpoints.find`; "default" is what `codeplan run` uses. "ofa-pretrained" is the OFA-style
 # model after the multi-task stage alone (Table 1's "Pretrained" row; it never saw VQA).
-SHIPPED = {"detector": "detector-tiny", "detector-dr": "detector-dr", "ofa": "ofa-multitask",
+SHIPPED = {"detector": "detector-tiny", "detector-dr": "detector-dr",
+           "detector-pyramid": "detector-pyramid", "ofa": "ofa-multitask",
            "ofa-pretrained": "ofa-pretrained"}
 DEFAULT = "detector"
 # Old short names still accepted: "ns" (neuro-symbolic) was the detector reasoner's first name.

@@ -51,7 +51,7 @@ SUITES: dict[str, VqaSuite] = {
     "paper-table1": VqaSuite(
         name="paper-table1", data=Path("data/vqa-val"),
         splits=ALL_SPLITS, images_per_split=200, questions_per_image=10, seed_offset=100_000,
-        models=("detector", "detector-dr", "ofa-pretrained", "ofa"),
+        models=("detector", "detector-dr", "detector-pyramid", "ofa-pretrained", "ofa"),
         reference={"seed paper: OFA-base fine-tuned": PAPER_OFA_BASE}),
     # Issue 27's transfer sets: looks no shipped model was trained on (the held-out check of
     # `eval vqa` says so per model). Both kept out of every training mixture.
