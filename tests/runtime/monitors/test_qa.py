@@ -39,7 +39,7 @@ def test_suc_qa_asks_only_the_main_effect_and_keeps_no_belief():
 def test_modes_get_their_monitors():
     assert make_monitor("progress", "detector") is None
     assert make_monitor("suc-aff-qa", "detector").check_pre
-    assert make_monitor("dkprompt", "detector").unsure_below == 0.05
+    assert make_monitor("dkprompt", "detector-tiny").unsure_below == 0.05
     with pytest.raises(ValueError, match="unknown QA mode"):
         QAMonitor("dkprompt")
 
