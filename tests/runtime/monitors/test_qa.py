@@ -67,4 +67,4 @@ def test_the_reasoners_name_is_asked_only_when_a_monitor_needs_its_threshold():
     monitor = make_monitor("dkprompt", failing)
     with pytest.raises(ConnectionError):
         _ = monitor.unsure_below
-    assert make_monitor("aff-qa", lambda: "detector").unsure_below == 0.05
+    assert make_monitor("aff-qa", lambda: "detector-tiny").unsure_below == 0.05
