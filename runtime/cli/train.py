@@ -203,6 +203,9 @@ def add_ofa_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--weight-decay", type=float, default=0.01)
     p.add_argument("--freeze-encoder", action="store_true",
                    help="train only the decoder (the seed paper's fine-tuning; use with --init)")
+    p.add_argument("--patch-loss", type=float, default=0.0, metavar="W",
+                   help="weight of the per-patch object loss (which colour x type each image "
+                        "token's patch holds; needs the CLEVR files' scenes; default 0: off)")
     p.add_argument("--init", default=None, metavar="CHECKPOINT",
                    help="start from this checkpoint directory (fine-tuning; its config and "
                         "tokenizer are used, --preset is ignored)")
@@ -249,6 +252,7 @@ def ofa_spec_from_args(args: argparse.Namespace) -> TrainOfaSpec:
         preset=args.preset, batch_size=args.batch_size,
         questions_per_image=args.questions_per_image, lr=args.lr, warmup=args.warmup,
         weight_decay=args.weight_decay, freeze_encoder=args.freeze_encoder,
+        patch_loss=args.patch_loss,
         init=_existing_dir(args.init, "--init") if args.init else None, resume=args.resume,
         tasks=args.tasks,
         stem_init=_existing_dir(args.stem_init, "--stem-init") if args.stem_init else None,

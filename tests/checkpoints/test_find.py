@@ -21,7 +21,8 @@ def test_the_environment_variable_comes_first(tmp_path, monkeypatch) -> None:
     (tmp_path / "detector-tiny" / "config.json").write_text(json.dumps({"kind": "ns-vqa"}))
     monkeypatch.setenv(checkpoints.ENV_VAR, str(tmp_path))
     assert checkpoints.find("detector-tiny") == tmp_path / "detector-tiny"
-    assert checkpoints.find("ofa-multitask") == checkpoints.PACKAGE_DIR / "ofa-multitask"  # falls through
+    # falls through to the package dir
+    assert checkpoints.find("ofa-multitask") == checkpoints.PACKAGE_DIR / "ofa-multitask"
 
 
 def test_a_missing_checkpoint_names_every_place_looked_and_how_to_get_it(tmp_path,

@@ -110,6 +110,9 @@ class SplitData:
     pngs: list[bytes] = field(default_factory=list)  # CLEVR reader: PNG bytes per image
     row_png: list[int] = field(default_factory=list)  # CLEVR reader: row -> its image's PNG
     decoded: dict = field(default_factory=dict)  # (first row, h, w) -> (3, h, w) uint8
+    objects: list[list[dict]] = field(default_factory=list)  # CLEVR reader: scene objects and
+    sizes: list[tuple[int, int]] = field(default_factory=list)  # image (w, h) per PNG
+    patches: dict = field(default_factory=dict)  # (first row, h, w) -> (N, K) patch targets
 
     def add(self, dataset: object, tokenizer: QuestionTokenizer) -> None:
         """Append every row of one HF Dataset (of this split)."""
@@ -161,6 +164,8 @@ class SplitData:
                 continue
             start = len(self.question)
             self.pngs.append(png)
+            self.objects.append(scene["objects"])
+            self.sizes.append((width, height))
             for task, prompt, target, kind, template in mine:
                 self.image_id.append(scene["image_id"])
                 self.question.append(prompt)
@@ -190,6 +195,22 @@ class SplitData:
         if key not in self.decoded:
             self.decoded[key] = images_to_tensor([self.image(k)], config)[0]
         return self.decoded[key]
+
+    def patch_tensor(self, k: int, config: OfaConfig) -> torch.Tensor:
+        """Image group `k`'s per-patch object targets (N, len(PATCH_CLASSES)) float32
+        (`vrs.ofa.patches`), made once and kept; only the CLEVR reader has the scenes."""
+        from vrs.ofa.patches import patch_targets
+
+        key = (self.images[k][0], config.image_height, config.image_width)
+        if key not in self.patches:
+            if not self.pngs:
+                raise ValueError(f"split {self.name!r}: the patch loss needs the scenes of "
+                                 "a datagen output's CLEVR files, not an hf/-only dataset")
+            png = self.row_png[self.images[k][0]]
+            self.patches[key] = torch.from_numpy(patch_targets(
+                self.objects[png], self.sizes[png], (config.image_width, config.image_height),
+                config.grid, config.patch_stride))
+        return self.patches[key]
 
     def rows_of(self, task: str) -> SplitData:
         """The same images with only the rows of `task` (images left without any dropped)."""
@@ -286,12 +307,14 @@ class MixtureSampler:
         return picks
 
 
-def collate(picks: list[Pick], config: OfaConfig, pad_id: int, bos_id: int, eos_id: int
-            ) -> dict[str, torch.Tensor]:
+def collate(picks: list[Pick], config: OfaConfig, pad_id: int, bos_id: int, eos_id: int,
+            patches: bool = False) -> dict[str, torch.Tensor]:
     """Tensors for one teacher-forced step: images (I, 3, h, w) uint8, image_index (B,),
     questions (B, L), answer_in (B, T) = BOS + answer, answer_out (B, T) = answer + EOS with
-    IGNORE on padding."""
+    IGNORE on padding; with `patches`, also patch_targets (I, N, K) for the patch loss."""
     images = torch.stack([p.split.tensor(p.image, config) for p in picks])
+    extra = ({"patch_targets": torch.stack([p.split.patch_tensor(p.image, config)
+                                            for p in picks])} if patches else {})
     index, questions, answers = [], [], []
     limit = config.max_question_tokens
     for i, p in enumerate(picks):
@@ -303,4 +326,4 @@ def collate(picks: list[Pick], config: OfaConfig, pad_id: int, bos_id: int, eos_
     answer_out = pad_batch([[*a, eos_id] for a in answers], IGNORE)
     return {"images": images, "image_index": torch.tensor(index, dtype=torch.long),
             "questions": pad_batch(questions, pad_id), "answer_in": answer_in,
-            "answer_out": answer_out}
+            "answer_out": answer_out, **extra}

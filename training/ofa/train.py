@@ -37,7 +37,7 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -63,7 +63,8 @@ from training.schedules import cosine_with_warmup
 from training.state import checkpoint_to_resume, load_training_state
 from vrs.ofa.checkpoint import load_init, load_tokenizer, model_from_config, save_checkpoint
 from vrs.ofa.config import PRESETS, preset
-from vrs.ofa.model import OfaVqa, count_parameters, load_detector_stem
+from vrs.ofa.model import OfaVqa, count_parameters, init_weights, load_detector_stem
+from vrs.ofa.patches import PATCH_CLASSES
 from vrs.ofa.tokenizer import LOCATION_BINS, QuestionTokenizer, train_tokenizer
 from vrs.ofa.trie import build_tries
 
@@ -88,6 +89,7 @@ class TrainOfaSpec:
     weight_decay: float = 0.01
     grad_clip: float = 1.0
     label_smoothing: float = 0.0
+    patch_loss: float = 0.0  # > 0: weight of the per-patch object loss (`vrs.ofa.patches`)
     freeze_encoder: bool = False
     init: Path | None = None  # start from this checkpoint directory (fine-tuning)
     tasks: str = VQA  # comma-separated: "vqa" and/or multi-task names; "pretrain" = all of those
@@ -111,7 +113,8 @@ class TrainOfaSpec:
                ("steps", "batch_size", "questions_per_image", "eval_every", "save_every",
                 "log_every") if getattr(self, n) < 1]
         out += [f"{n} must be >= 0, got {getattr(self, n)}" for n in
-                ("warmup", "eval_questions", "threads", "weight_decay", "label_smoothing")
+                ("warmup", "eval_questions", "threads", "weight_decay", "label_smoothing",
+                 "patch_loss")
                 if getattr(self, n) < 0]
         if not self.lr > 0:
             out.append(f"lr must be positive, got {self.lr}")
@@ -179,18 +182,50 @@ class TrainOfaSpec:
 
 
 def vqa_loss(model: torch.nn.Module, batch: dict[str, torch.Tensor],
-             label_smoothing: float = 0.0) -> torch.Tensor:
-    """Teacher-forced cross-entropy over answer tokens + EOS, averaged per question first, then
-    over questions: a 20-token object list weighs as much as a 2-token "yes" (a plain token
-    average would let list_objects questions dominate the gradient)."""
-    logits = model(batch["images"], batch["image_index"], batch["questions"],
-                   batch["answer_in"])  # (B, T, V)
+             label_smoothing: float = 0.0, patch_weight: float = 0.0
+             ) -> dict[str, torch.Tensor]:
+    """{"loss": what is optimised, "answer": the answer part, ["patch": the patch part]}.
+
+    The answer part: teacher-forced cross-entropy over answer tokens + EOS, averaged per
+    question first, then over questions: a 20-token object list weighs as much as a 2-token
+    "yes" (a plain token average would let list_objects questions dominate the gradient).
+    With `patch_weight` > 0, plus that weight times the patch head's binary cross-entropy
+    against batch["patch_targets"] (which objects each image patch holds), summed over the
+    classes of a patch and averaged over patches."""
+    args = (batch["images"], batch["image_index"], batch["questions"], batch["answer_in"])
+    if patch_weight > 0:
+        logits, patch_logits = model(*args, with_patches=True)  # (B, T, V), (I, N, K)
+    else:
+        logits = model(*args)
     target = batch["answer_out"]  # (B, T), IGNORE on padding
     per_token = F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=IGNORE,
                                 label_smoothing=label_smoothing, reduction="none")
     per_token = per_token.view(target.shape)  # (B, T), 0 where ignored
     tokens = (target != IGNORE).sum(dim=1).clamp(min=1)  # (B,)
-    return (per_token.sum(dim=1) / tokens).mean()
+    answer = (per_token.sum(dim=1) / tokens).mean()
+    if patch_weight <= 0:
+        return {"loss": answer, "answer": answer}
+    patch = F.binary_cross_entropy_with_logits(  # summed over a patch's classes, so a rare
+        patch_logits.float(), batch["patch_targets"], reduction="none").sum(-1).mean()  # class
+    # weighs as it would in a per-patch loss, not 1/K of it; averaged over patches
+    return {"loss": answer + patch_weight * patch, "answer": answer, "patch": patch}
+
+
+def add_patch_head(model: OfaVqa) -> OfaVqa:
+    """Give `model` a fresh patch head of `len(PATCH_CLASSES)` labels (its config says so,
+    so checkpoints rebuild it); a model that has one is returned as it is."""
+    if not isinstance(model, OfaVqa):
+        raise ValueError(f"--patch-loss needs this project's OFA-style model, not "
+                         f"{type(model).__name__}")
+    if model.config.patch_labels == len(PATCH_CLASSES):
+        return model
+    if model.config.patch_labels:
+        raise ValueError(f"model has a patch head of {model.config.patch_labels} labels; "
+                         f"this code's is {len(PATCH_CLASSES)}")
+    model.config = replace(model.config, patch_labels=len(PATCH_CLASSES))
+    model.patch_head = torch.nn.Linear(model.config.d_model, len(PATCH_CLASSES))
+    init_weights(model.patch_head)
+    return model
 
 
 def build_model(spec: TrainOfaSpec, ckpt: Path | None) -> tuple[OfaVqa, QuestionTokenizer]:
@@ -211,6 +246,8 @@ def build_model(spec: TrainOfaSpec, ckpt: Path | None) -> tuple[OfaVqa, Question
         model = OfaVqa(config)
         if spec.stem_init is not None:
             load_detector_stem(model, spec.stem_init)
+    if spec.patch_loss > 0:
+        model = add_patch_head(model)
     tokenizer.save(out / "tokenizer.json")  # the run's tokenizer, read back on --resume
     return model.train(), tokenizer
 
@@ -333,9 +370,10 @@ def _loop(run: Run, on_step: Callable[[int], None] | None) -> Loop:
     def compute_losses(step: int) -> dict[str, torch.Tensor]:
         picks = run.sampler.batch(step)
         batch = {k: v.to(acc.device) for k, v in
-                 collate(picks, config, tok.pad_id, tok.bos_id, tok.eos_id).items()}
+                 collate(picks, config, tok.pad_id, tok.bos_id, tok.eos_id,
+                         patches=spec.patch_loss > 0).items()}
         run.batch_questions = len(batch["questions"])
-        return {"loss": vqa_loss(run.model, batch, spec.label_smoothing)}
+        return vqa_loss(run.model, batch, spec.label_smoothing, spec.patch_loss)
 
     def after_step(step: int, losses: dict[str, float], seconds: float) -> dict:
         c["step"] = step

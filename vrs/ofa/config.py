@@ -53,6 +53,9 @@ class OfaConfig(FamilyConfig):
     patch_pixels: int = 0  # > 0: each patch token also gets a linear embedding of its own
     # pixels, average-pooled to patch_pixels x patch_pixels (ViT's patch embedding beside the
     # CNN, as in ViT-hybrid): colour reaches the encoder directly, not through a deep stem
+    patch_labels: int = 0  # > 0: a linear head on the image tokens names which objects (colour x
+    # type, `vrs.ofa.patches.PATCH_CLASSES`) each patch holds -- an auxiliary training loss
+    # (`--patch-loss`) that ties colour to place in the tokens; unused when answering
     d_model: int = 160
     encoder_layers: int = 4
     decoder_layers: int = 2
@@ -69,6 +72,8 @@ class OfaConfig(FamilyConfig):
         if self.patch_pixels < 0 or (self.patch_pixels and self.patch_stride % self.patch_pixels):
             raise ValueError(f"patch_pixels {self.patch_pixels} must divide the patch stride "
                              f"{self.patch_stride}")
+        if self.patch_labels < 0:
+            raise ValueError(f"patch_labels must be >= 0, got {self.patch_labels}")
         if self.stem not in STEMS:
             raise ValueError(f"unknown stem {self.stem!r}; stems: {', '.join(STEMS)}")
 

@@ -241,7 +241,9 @@ class OfaVqa(nn.Module):
         self.decoder = nn.ModuleList(DecoderBlock(config) for _ in range(config.decoder_layers))
         self.decoder_norm = nn.LayerNorm(d)
         self.head = nn.Linear(d, vocab, bias=False)
-        self.apply(_init_weights)
+        # training only: which objects each patch holds (`vrs.ofa.patches`, `--patch-loss`)
+        self.patch_head = nn.Linear(d, config.patch_labels) if config.patch_labels else None
+        self.apply(init_weights)
         for p in (self.stem.row_embed, self.stem.col_embed, self.text_pos, self.answer_pos):
             nn.init.normal_(p, std=0.02)
 
@@ -288,13 +290,22 @@ class OfaVqa(nn.Module):
         return self.head(self.decoder_norm(x))
 
     def forward(self, images: torch.Tensor, image_index: torch.Tensor, questions: torch.Tensor,
-                answer_in: torch.Tensor) -> torch.Tensor:
-        """Teacher-forced logits (B, T, V) for questions (B, L) about images (I, 3, H, W)."""
-        memory, mask = self.encode(self.encode_images(images), image_index, questions)
-        return self.decode(memory, mask, answer_in)
+                answer_in: torch.Tensor, with_patches: bool = False
+                ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """Teacher-forced logits (B, T, V) for questions (B, L) about images (I, 3, H, W);
+        with_patches: also the patch head's logits (I, N, patch_labels) on the image tokens
+        (one forward, so mixed precision wraps both)."""
+        tokens = self.encode_images(images)
+        memory, mask = self.encode(tokens, image_index, questions)
+        logits = self.decode(memory, mask, answer_in)
+        if not with_patches:
+            return logits
+        if self.patch_head is None:
+            raise ValueError("this model has no patch head (config.patch_labels is 0)")
+        return logits, self.patch_head(tokens)
 
 
-def _init_weights(module: nn.Module) -> None:
+def init_weights(module: nn.Module) -> None:
     """GPT-2 style: normal(0, 0.02) linear and embedding weights, zero biases."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, std=0.02)

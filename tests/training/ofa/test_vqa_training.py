@@ -152,6 +152,10 @@ def test_the_cli_accepts_good_input_and_names_bad_input(data, tmp_path):
     good = ["--data", str(data), "--out", str(tmp_path / "run"), "--steps", "10"]
     spec = ofa_spec_from_args(_args(*good, "--mix", "block_bowl=2", "--freeze-encoder"))
     assert spec.mix == "block_bowl=2" and spec.freeze_encoder and spec.preset == "tiny"
+    assert spec.patch_loss == 0.0
+    assert ofa_spec_from_args(_args(*good, "--patch-loss", "0.5")).patch_loss == 0.5
+    with pytest.raises(ValueError, match="patch_loss must be >= 0"):
+        ofa_spec_from_args(_args(*good, "--patch-loss", "-1"))
     with pytest.raises(ValueError, match="nowhere"):
         ofa_spec_from_args(_args(*good[2:], "--data", str(tmp_path / "nowhere")))
     with pytest.raises(ValueError, match="unseen"):
@@ -188,4 +192,4 @@ def test_the_loss_averages_each_question_over_its_own_tokens():
     batch = {"images": None, "image_index": None, "questions": None, "answer_in": None,
              "answer_out": torch.tensor([[1, IGNORE, IGNORE], [2, 3, 4]])}
     expected = (0.0 + torch.log(torch.tensor(5.0))) / 2  # mean of per-question means
-    assert float(vqa_loss(Fixed(), batch)) == pytest.approx(float(expected), abs=1e-3)
+    assert float(vqa_loss(Fixed(), batch)["loss"]) == pytest.approx(float(expected), abs=1e-3)

@@ -204,7 +204,7 @@ def test_a_fine_tuning_step_lowers_the_loss(official):
     model.train()
     losses = []
     for _ in range(3):
-        loss = vqa_loss(model, batch)
+        loss = vqa_loss(model, batch)["loss"]
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
