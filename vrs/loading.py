@@ -31,10 +31,11 @@ if TYPE_CHECKING:
     from vrs.reasoner import Reasoner
 
 # Shipped checkpoints by short name (`--reasoner detector`) -> directory name for
-# `checkpoints.find`; "default" is what `codeplan run` uses. "ofa-pretrained" is the OFA-style
-# model after the multi-task stage alone (Table 1's "Pretrained" row; it never saw VQA).
+# `checkpoints.find`; "default" is what `codeplan run` uses. "ofa" is the OFA-style model
+# fine-tuned on VQA (Table 1's "Custom" row), "ofa-pretrained" the same network after the
+# multi-task stage alone (Table 1's "Pretrained" row; it never saw VQA).
 SHIPPED = {"detector": "detector-tiny", "detector-dr": "detector-dr",
-           "detector-pyramid": "detector-pyramid", "ofa": "ofa-multitask",
+           "detector-pyramid": "detector-pyramid", "ofa": "ofa-custom",
            "ofa-pretrained": "ofa-pretrained"}
 DEFAULT = "detector"
 # Old short names still accepted: "ns" (neuro-symbolic) was the detector reasoner's first name.

@@ -11,7 +11,7 @@ import checkpoints
 
 def test_every_shipped_checkpoint_is_found_in_the_package() -> None:
     names = checkpoints.shipped()
-    assert {"cliport-cpu", "detector-tiny", "ofa-multitask", "ofa-pretrained"} <= set(names)
+    assert {"cliport-cpu", "detector-tiny", "ofa-custom", "ofa-pretrained"} <= set(names)
     for name in names:
         assert checkpoints.find(name) == checkpoints.PACKAGE_DIR / name
 
@@ -22,7 +22,7 @@ def test_the_environment_variable_comes_first(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv(checkpoints.ENV_VAR, str(tmp_path))
     assert checkpoints.find("detector-tiny") == tmp_path / "detector-tiny"
     # falls through to the package dir
-    assert checkpoints.find("ofa-multitask") == checkpoints.PACKAGE_DIR / "ofa-multitask"
+    assert checkpoints.find("ofa-custom") == checkpoints.PACKAGE_DIR / "ofa-custom"
 
 
 def test_a_missing_checkpoint_names_every_place_looked_and_how_to_get_it(tmp_path,

@@ -45,7 +45,7 @@ def test_the_detector_is_the_default_and_ns_is_its_old_name():
     detector = resolve_checkpoint("detector")
     assert detector.name == "detector-tiny"
     assert resolve_checkpoint("ns") == resolve_checkpoint("default") == detector
-    assert resolve_checkpoint("ofa").name == "ofa-multitask"
+    assert resolve_checkpoint("ofa").name == "ofa-custom"
 
 
 def test_shipped_names_come_from_the_checkpoint_search_path(tmp_path, monkeypatch):
