@@ -171,14 +171,23 @@ def _example_fields(example: str) -> tuple[str, list[str]]:
     return head.removeprefix("Instruction:").strip(), re.findall(r"'([^']+)'", scene)
 
 
+# Families that share another's example: a colour set named by a word (warm, cool, primary)
+# is the flag's form -- keep the blocks of a set of colours, one per bowl. Without this they
+# had no example of their own and shared words drew the matching-bowls one, whose loop the
+# 1.5B model copied (`block.replace('block', 'bowl')`: 0/20 primary, 1/20 warm, test seeds).
+EXAMPLE_FAMILY = {"primary": "flag", "temperature": "flag"}
+
+
 def _kind(instruction: str, objects: list[str] | None) -> tuple:
-    """(family, polarity, names a base, names an object the scene lacks) of an instruction."""
+    """(family, polarity, names a base, names an object the scene lacks) of an instruction;
+    the family as `EXAMPLE_FAMILY` maps it."""
     from runtime.planners.intent import read_intent
 
     intent = read_intent(instruction)
     named = [n for n in (intent.pick, intent.place, intent.base) if n]
     missing = objects is not None and any(n not in objects for n in named)
-    return intent.family, intent.polarity, intent.base is not None, missing
+    family = EXAMPLE_FAMILY.get(intent.family, intent.family)
+    return family, intent.polarity, intent.base is not None, missing
 
 
 def build_messages(request: PlanRequest, directory: Path = PROMPTS_DIR) -> list[dict[str, str]]:
