@@ -205,9 +205,10 @@ def vqa_loss(model: torch.nn.Module, batch: dict[str, torch.Tensor],
     answer = (per_token.sum(dim=1) / tokens).mean()
     if patch_weight <= 0:
         return {"loss": answer, "answer": answer}
-    patch = F.binary_cross_entropy_with_logits(  # summed over a patch's classes, so a rare
-        patch_logits.float(), batch["patch_targets"], reduction="none").sum(-1).mean()  # class
-    # weighs as it would in a per-patch loss, not 1/K of it; averaged over patches
+    # summed over a patch's classes (a rare class weighs as in a per-patch loss, not 1/K of
+    # it), then averaged over patches
+    patch = F.binary_cross_entropy_with_logits(
+        patch_logits.float(), batch["patch_targets"], reduction="none").sum(-1).mean()
     return {"loss": answer + patch_weight * patch, "answer": answer, "patch": patch}
 
 
