@@ -51,3 +51,14 @@ def test_the_main_cli_runs_datagen_and_maps_bad_input_to_exit_2(tmp_path):
     from runtime import cli
 
     assert cli.main(["datagen", "vqa", "--out", str(tmp_path), "--images-per-split", "0"]) == 2
+
+
+def test_without_splits_every_default_family_is_made_and_the_opt_in_pyramid_is_not(tmp_path,
+                                                                                  capsys):
+    from datagen.families import DEFAULT_SPLITS
+
+    code = _run(["datagen", "vqa", "--out", str(tmp_path), "--images-per-split", "1",
+                 "--questions-per-image", "1", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and list(summary["splits"]) == list(DEFAULT_SPLITS)
+    assert "pyramid" not in summary["splits"]
