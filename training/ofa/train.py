@@ -51,6 +51,7 @@ from training.ofa.data import (
     IGNORE,
     VQA,
     MixtureSampler,
+    clevr_splits,
     collate,
     dataset_splits,
     holdout,
@@ -143,6 +144,9 @@ class TrainOfaSpec:
                 parse_mix(self.mix, list(dict.fromkeys(splits)))
             except ValueError as e:
                 out.append(str(e))
+        if self.patch_loss > 0 and any(not clevr_splits(d) for d in self.data):
+            out.append("--patch-loss needs the scenes of a `codeplan datagen vqa` output's CLEVR "
+                       "files (<split>/scenes.json); an hf/-only dataset has none")
         if self.init is not None and not (Path(self.init) / "config.json").is_file():
             out.append(f"--init {self.init} is not a checkpoint directory (no config.json)")
         if self.stem_init is not None and self.init is not None:

@@ -115,6 +115,13 @@ def test_the_patch_head_learns_and_an_init_without_one_takes_it_on(data, tmp_pat
     load_reasoner(tmp_path / "patch" / "model")  # the exported model loads for answering
 
 
-def test_the_spec_refuses_a_negative_patch_weight(data, tmp_path):
+def test_the_spec_refuses_a_negative_patch_weight_and_data_without_scenes(data, tmp_path):
+    import shutil
+
     with pytest.raises(ValueError, match="patch_loss must be >= 0"):
         _spec(data, tmp_path, patch_loss=-1.0).check()
+    hf_only = tmp_path / "hf-only"
+    shutil.copytree(data / "hf", hf_only / "hf")  # the same rows, without the CLEVR files
+    with pytest.raises(ValueError, match="--patch-loss needs the scenes"):
+        _spec(hf_only, tmp_path, patch_loss=1.0).check()
+    _spec(hf_only, tmp_path).check()  # without the loss the hf/ rows are fine
