@@ -114,6 +114,13 @@ SUITES: dict[str, ClosedLoopSuite] = {
     "volo": ClosedLoopSuite(
         name="volo", tasks=(*PAPER_TABLE2, "stack-blocks", "stack-block-pyramid"),
         modes=("progress", "progress+tools", "monitor", "monitor+tools")),
+    # The same with failures from motion on top of the injected ones (issue 23 item 4: "the
+    # closed-loop table reported for it"): the arm and the carried block can strike what
+    # stands in their way, so knocks come from the plan's own moves.
+    "volo-natural": ClosedLoopSuite(
+        name="volo-natural", tasks=(*PAPER_TABLE2, "stack-blocks", "stack-block-pyramid"),
+        modes=("progress", "progress+tools", "monitor", "monitor+tools"),
+        situations="dkprompt+natural"),
     # ConceptAgent's ablation (issue 24): ReAct, +precondition grounding, +LLM-guided MCTS,
     # both; the reasoning suite's tasks and the paper's, on test seeds 3000+ (paired: every
     # column meets the same scenes). Run with --planner llm (the packaged model, one shared

@@ -423,6 +423,22 @@ def test_the_methods_table_shows_dkprompts_published_means_labelled_as_theirs(tm
     assert "66.5%" in table and "17.1%" in table and "another simulator" in table
 
 
+def test_the_volo_natural_suite_is_the_volo_suite_with_failures_from_motion_on_top():
+    """Issue 23 item 4: the closed-loop table with natural failures is one suite name away;
+    its default preset keeps DKPROMPT's injected failures and adds the motion's own."""
+    from ravens_env.situations import parse_situations
+
+    volo, natural = get_suite("volo"), get_suite("volo-natural")
+    assert (natural.tasks, natural.modes) == (volo.tasks, volo.modes)
+    spec = build_spec(_parse("--suite", "volo-natural", "--episodes", "1"))
+    drawn = parse_situations(spec.situations)
+    assert drawn.natural and not parse_situations(volo.situations).natural
+    assert drawn.drop == parse_situations("dkprompt").drop > 0
+    spec = build_spec(_parse("--suite", "volo-natural", "--episodes", "1",
+                             "--situations", "natural"))
+    assert parse_situations(spec.situations).drop == 0
+
+
 def test_the_volo_suite_runs_columns_with_the_grounded_tools_and_writes_the_audit(tmp_path):
     """Issue 23: a `+tools` column is its mode with --tool-switch; the episode runs with the
     tools (its trace says so), its rerun line repeats the flag, and the results dir gets the
