@@ -41,7 +41,7 @@ from runtime.monitors.symbolic import UNKNOWN
 from runtime.tools import SWITCH_AFTER, Toolbox
 from runtime.trace import TraceWriter
 from runtime.watch import HALTS_BEFORE_REPLAN, MotionWatcher
-from vrs.questions import UnsupportedQuestion, parse_question
+from vrs.questions import UnsupportedQuestion, read_question
 from vrs.reasoner import Reasoner
 
 SEED_MODES = ("open-loop", "success", "progress")  # the seed paper's Table 2 columns
@@ -357,7 +357,7 @@ class Controller:
         if belief is None:
             return
         try:
-            program = parse_question(question)
+            program = read_question(question)
         except UnsupportedQuestion:
             return
         params = dict(program.params)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, parse_question
+from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, read_question
 from vrs.reasoner import Answer
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class OracleReasoner:
 
 def _answer(text: str, scene: Scene) -> Answer:
     try:
-        return Answer(answer_question(parse_question(text), scene), 1.0)
+        return Answer(answer_question(read_question(text), scene), 1.0)
     except UnsupportedQuestion as e:
         return Answer(f"unsupported question: {e}", 0.0)
     except UnknownObject as e:

@@ -43,6 +43,7 @@ GROUPS = {"any bowl": "bowl", "any block": "block"}
 # Parse-side word folds, after `normalize` (see the module docstring): never in rendered text.
 PARSE_WORDS = {
     "cube": "block", "cubes": "blocks", "item": "object", "items": "objects",
+    "brick": "block", "bricks": "blocks", "dish": "bowl", "dishes": "bowls",
     "coloured": "colored", "what's": "what is", "whats": "what is", "what're": "what are",
     "where's": "where is", "that's": "that is", "there's": "there is", "it's": "it is",
     "isn't": "is not", "aren't": "are not", "don't": "do not", "doesn't": "does not",

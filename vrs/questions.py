@@ -52,6 +52,7 @@ __all__ = [
     "normalize_answer",
     "param_values",
     "parse_question",
+    "read_question",
     "render_question",
     "same_answer",
     "supported_forms",
@@ -76,6 +77,27 @@ def parse_question(text: str) -> Question:
                 return Question(template.id, params)
     raise UnsupportedQuestion(f"cannot understand {text!r}: {_diagnose(norm)}\n"
                               f"{supported_forms()}")
+
+
+def read_question(text: str) -> Question:
+    """`parse_question`, and for a question the grammar refuses, the program of the nearest
+    known question (`question_reader`: its frame by sentence similarity, filled with this
+    question's objects; it refuses what is not near or does not fit). What the reasoners
+    answer with; `CODEPLAN_QUESTION_READER=grammar` leaves the grammar alone. Raises the
+    grammar's UnsupportedQuestion, its first line saying why the reader refused too."""
+    try:
+        return parse_question(text)
+    except UnsupportedQuestion as refused:
+        from vrs import question_reader
+
+        if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
+            raise
+        try:
+            return question_reader.read_nearest(text)[0]
+        except UnsupportedQuestion as why:
+            first, _, rest = str(refused).partition("\n")
+            raise UnsupportedQuestion(f"{first}; nor is it a known question in other words "
+                                      f"({why})\n{rest}") from None
 
 
 def render_question(q: Question, rng: np.random.Generator | None = None) -> str:

@@ -5,7 +5,7 @@
     codeplan eval actor --checkpoint runs/cliport --task put-block-in-bowl --episodes 100 [--json]
     codeplan eval vqa --suite paper-table1        # or --model default,ofa --data data/vqa-val
     codeplan eval oracle --suite reasoning --episodes 100 [--seed-start 0] [--json]
-    codeplan eval questions [--part heldout] [--file my.jsonl] [--json]
+    codeplan eval questions [--part fifth] [--reader grammar] [--file my.jsonl] [--json]
 
 closed-loop: a suite fixes tasks, modes and seeds and writes results/<suite>/<date>/
 (episodes.jsonl, runs/, summary.json, table.md, table.csv, success.png, command.txt); `--task`
@@ -505,12 +505,16 @@ def _eval_parser(args: argparse.Namespace) -> int:
 # -- codeplan eval questions -------------------------------------------------------------
 def add_questions_parser(esub: argparse._SubParsersAction) -> None:
     """Add `questions` to the `eval` group: the question parser on a paraphrase set."""
+    from runtime.eval.question_paraphrases import PARTS, READERS
+
     p = esub.add_parser("questions", help="the question parser on a paraphrase set: questions "
                         "parsed to the right program, per part and template (95%% CI)")
     p.add_argument("--file", type=Path, default=None,
                    help="a paraphrase .jsonl (default: every vrs/question_paraphrases*.jsonl)")
-    p.add_argument("--part", choices=("all", "dev", "heldout", "independent", "third", "fourth"),
-                   default="all")
+    p.add_argument("--part", choices=("all", *PARTS), default="all")
+    p.add_argument("--reader", choices=READERS, default="nearest",
+                   help="nearest (default: the grammar, then the question reader for what it "
+                   "refuses, as the reasoners read) or grammar (the grammar alone)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_eval_questions)
 
@@ -525,6 +529,6 @@ def _eval_questions(args: argparse.Namespace) -> int:
     rows = [r for r in rows if args.part in ("all", r.part)]
     if not rows:
         raise CliError(f"no {args.part} rows in {args.file or 'the paraphrase set'}")
-    result = evaluate(rows)
+    result = evaluate(rows, args.reader)
     print(json.dumps(result) if args.json else format_report(result).rstrip("\n"))
     return 0

@@ -26,7 +26,7 @@ import vrs
 from common.stats import wilson_interval
 from vrs.question_templates import TEMPLATES
 from vrs.question_vocab import fold_question
-from vrs.questions import Question, UnsupportedQuestion, parse_question
+from vrs.questions import Question, UnsupportedQuestion, parse_question, read_question
 
 PARAPHRASE_FILE = Path(vrs.__file__).parent / "question_paraphrases.jsonl"
 # A second set by another hand (a helper session that never read the parse-only phrasings nor
@@ -39,7 +39,14 @@ THIRD_FILE = Path(vrs.__file__).parent / "question_paraphrases_third.jsonl"
 # A fourth set by a fourth hand (issue 27's third round), frozen before its one measurement;
 # the third set was that round's dev set.
 FOURTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fourth.jsonl"
-PARTS = ("dev", "heldout", "independent", "third", "fourth")
+# A fifth set by a fifth hand (issue 27's fourth round: the question reader), frozen before the
+# reader was measured on it; the fourth set was the reader's dev set (its similarity threshold).
+FIFTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fifth.jsonl"
+# A sixth set by a sixth hand, frozen before the reader's second round (the fifth set its dev
+# set) was measured on it once.
+SIXTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_sixth.jsonl"
+PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth")
+READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
 HELDOUT_SHA256 = "3139d6a9ef254892f8efbe6a67398c185e1af166e21a0cfd3e3afc1445285a6b"
@@ -68,7 +75,8 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
     if path is None:
         return (load_paraphrases(PARAPHRASE_FILE) + load_paraphrases(INDEPENDENT_FILE)
                 + load_paraphrases(THIRD_FILE, part="third")
-                + (load_paraphrases(FOURTH_FILE) if FOURTH_FILE.is_file() else []))
+                + load_paraphrases(FOURTH_FILE) + load_paraphrases(FIFTH_FILE)
+                + load_paraphrases(SIXTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -94,18 +102,27 @@ def readings(text: str) -> set[Question]:
             if (params := p.match(norm)) is not None}
 
 
-def score(row: Paraphrase) -> dict:
-    """One row's outcome: what the parser returned, whether it is right, other readings."""
+def score(row: Paraphrase, reader: str = "nearest") -> dict:
+    """One row's outcome: what was read (`reader` "nearest": `read_question`, the grammar then
+    the question reader; "grammar": `parse_question` alone), whether it is right, whether the
+    grammar had read it, other grammar readings."""
     try:
-        q = parse_question(row.question)
-        got = {"template": q.template, "params": q.args}
+        grammar: Question | None = parse_question(row.question)
     except UnsupportedQuestion:
-        q, got = None, None
-    others = readings(row.question) - {q}
+        grammar = None
+    q = grammar
+    if q is None and reader == "nearest":
+        try:
+            q = read_question(row.question)
+        except UnsupportedQuestion:
+            q = None
+    got = None if q is None else {"template": q.template, "params": q.args}
+    others = readings(row.question) - {grammar}
     return {"id": row.id, "part": row.part, "group": row.group, "question": row.question,
             "expected": None if row.expected is None else {"template": row.expected.template,
                                                            "params": row.expected.args},
-            "got": got, "correct": q == row.expected, "ambiguous": bool(q and others)}
+            "got": got, "correct": q == row.expected, "ambiguous": bool(grammar and others),
+            "by": None if q is None else "grammar" if grammar is not None else "reader"}
 
 
 def rate(records: list[dict]) -> dict:
@@ -116,10 +133,13 @@ def rate(records: list[dict]) -> dict:
             "ci95": [round(lo, 4), round(hi, 4)]}
 
 
-def evaluate(rows: list[Paraphrase]) -> dict:
+def evaluate(rows: list[Paraphrase], reader: str = "nearest") -> dict:
     """Per part: overall rate, rate per expected template ("refuse" for the refused rows),
-    ambiguous rows; and every failure."""
-    records = [score(r) for r in rows]
+    misreads (a wrong program, worse than a refusal), rows only the reader read, ambiguous
+    rows; and every failure."""
+    if reader not in READERS:
+        raise ValueError(f"reader {reader!r} is not one of {READERS}")
+    records = [score(r, reader) for r in rows]
     parts = {}
     for part in PARTS:
         mine = [r for r in records if r["part"] == part]
@@ -129,8 +149,10 @@ def evaluate(rows: list[Paraphrase]) -> dict:
         for r in mine:
             groups[r["group"]].append(r)
         parts[part] = {**rate(mine), "ambiguous": sum(r["ambiguous"] for r in mine),
+                       "misread": sum(r["got"] is not None and not r["correct"] for r in mine),
+                       "by_reader": sum(r["by"] == "reader" and r["correct"] for r in mine),
                        "by_template": {g: rate(v) for g, v in sorted(groups.items())}}
-    return {"parts": parts, "overall": rate(records),
+    return {"reader": reader, "parts": parts, "overall": rate(records),
             "failures": [r for r in records if not r["correct"]],
             "ambiguous": [r for r in records if r["ambiguous"]]}
 
@@ -145,8 +167,9 @@ def format_report(result: dict) -> str:
     """The rates per part and template (95% Wilson intervals), then every failure."""
     lines = []
     for part, s in result["parts"].items():
-        lines.append(f"{part}: {_pct(s)} parsed to the right program "
-                     f"(ambiguous: {s['ambiguous']})")
+        lines.append(f"{part}: {_pct(s)} read as the right program (misread: {s['misread']}, "
+                     f"right by the question reader: {s['by_reader']}, "
+                     f"ambiguous: {s['ambiguous']})")
         lines += [f"  {g:16} {_pct(t)}" for g, t in s["by_template"].items()]
     if result["failures"]:
         lines.append(f"\n{len(result['failures'])} failure(s):")

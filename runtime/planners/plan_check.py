@@ -87,13 +87,13 @@ def _question(question: object, answer: object) -> object:
     """`answer` for a question the reasoner understands; else the reasoner's own error. Why:
     the model wrote `is_true(find_object_related_to_obj('in', block))`, a question of None,
     which failed on the robot one replanning round later (test seeds 1015 and 1017)."""
-    from vrs.questions import parse_question
+    from vrs.questions import read_question
 
     if not isinstance(question, str):
         raise ValueError(f"a question is a sentence (str), not {question!r}: e.g. "
                          f"is_true('is the red block in the red bowl?')")
     try:
-        parse_question(question)
+        read_question(question)
     except ValueError as e:
         raise ValueError(f"unsupported question {question!r}: {str(e).splitlines()[0]}") from None
     return answer

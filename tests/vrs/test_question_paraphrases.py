@@ -15,10 +15,12 @@ import pytest
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from runtime.eval.question_paraphrases import (
+    FIFTH_FILE,
     FOURTH_FILE,
     HELDOUT_SHA256,
     INDEPENDENT_FILE,
     PARAPHRASE_FILE,
+    SIXTH_FILE,
     THIRD_FILE,
     evaluate,
     load_paraphrases,
@@ -61,7 +63,9 @@ def test_the_independent_set_is_frozen_and_never_misread():
     assert all(f["got"] is None for f in result["failures"])  # refused, not misread
     assert result["parts"]["independent"]["by_template"]["refuse"]["accuracy"] == 1.0
     assert len(load_paraphrases()) == (220 + 224 + len(load_paraphrases(PARAPHRASE_FILE))
-                                       + len(load_paraphrases(FOURTH_FILE)))
+                                       + len(load_paraphrases(FOURTH_FILE))
+                                       + len(load_paraphrases(FIFTH_FILE))
+                                       + len(load_paraphrases(SIXTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -406,6 +410,30 @@ def test_the_fourth_set_is_frozen_before_its_one_measurement():
     assert hashlib.sha256(FOURTH_FILE.read_bytes()).hexdigest() == FOURTH_SHA256
     rows = load_paraphrases(FOURTH_FILE)
     assert len(rows) == 320 and {r.part for r in rows} == {"fourth"}
+    assert sum(r.expected is None for r in rows) == 40
+
+
+FIFTH_SHA256 = "2dc1db572ecb9ca998fd7ec9eb9eeeb6b7fd76f1606a7a5f98f7df46f0f506ef"
+
+
+def test_the_fifth_set_is_frozen_before_its_one_measurement():
+    """The fifth set (issue 27's fourth round, the question reader), by a fifth hand from the
+    schema brief alone; frozen (commit 51ed5d2) before the reader was scored on it once."""
+    assert hashlib.sha256(FIFTH_FILE.read_bytes()).hexdigest() == FIFTH_SHA256
+    rows = load_paraphrases(FIFTH_FILE)
+    assert len(rows) == 320 and {r.part for r in rows} == {"fifth"}
+    assert sum(r.expected is None for r in rows) == 40
+
+
+SIXTH_SHA256 = "8e1c8b03f740089b085c97e02dffbeeece4549695142edca2124a59284d7af5f"
+
+
+def test_the_sixth_set_is_frozen_before_its_one_measurement():
+    """The sixth set (the reader's second round took the fifth as dev), by a sixth hand from
+    the schema brief alone; frozen (commit 057bbf2) before the reader was scored on it once."""
+    assert hashlib.sha256(SIXTH_FILE.read_bytes()).hexdigest() == SIXTH_SHA256
+    rows = load_paraphrases(SIXTH_FILE)
+    assert len(rows) == 320 and {r.part for r in rows} == {"sixth"}
     assert sum(r.expected is None for r in rows) == 40
 
 

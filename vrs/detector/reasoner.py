@@ -23,7 +23,7 @@ from vrs.detector.decode import Detection, decode_maps
 from vrs.detector.hidden import with_hidden_supports
 from vrs.detector.inference import FastDetector
 from vrs.detector.model import DetectorNet
-from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, parse_question
+from vrs.questions import UnknownObject, UnsupportedQuestion, answer_question, read_question
 from vrs.reasoner import Answer
 
 
@@ -110,7 +110,7 @@ def _to_tensor(image: np.ndarray, width: int, height: int) -> torch.Tensor:
 
 def _answer(text: str, scene: Scene, confidence: float) -> Answer:
     try:
-        return Answer(answer_question(parse_question(text), scene), confidence)
+        return Answer(answer_question(read_question(text), scene), confidence)
     except UnsupportedQuestion as e:
         return Answer(f"unsupported question: {e}", 0.0)
     except UnknownObject as e:

@@ -6,7 +6,8 @@ more than one question. The image stem runs once per image, the encoder and the 
 greedy decoder once per batch of (image, question) pairs.
 
 Each question is parsed first: `parse_question` fixes the answer type (so a yes/no question
-can only be answered yes or no), and a question it rejects gets a score-0
+can only be answered yes or no; a question only `read_question` understands is put to the model
+in its program's canonical words), and a question neither reads gets a score-0
 Answer("unsupported question: ...") like the oracle's, so one bad question cannot spoil a batch.
 `score` is the probability of the decoded answer under the constrained softmax (see
 `vrs.ofa.trie.constrained_greedy`), never 0 for a real answer.
@@ -23,7 +24,13 @@ from vrs.ofa.checkpoint import load_checkpoint
 from vrs.ofa.model import OfaVqa, images_to_tensor
 from vrs.ofa.tokenizer import QuestionTokenizer
 from vrs.ofa.trie import AnswerTrie, build_tries, constrained_greedy
-from vrs.questions import UnsupportedQuestion, answer_type, parse_question
+from vrs.questions import (
+    UnsupportedQuestion,
+    answer_type,
+    parse_question,
+    read_question,
+    render_question,
+)
 from vrs.reasoner import Answer
 
 MAX_QUESTIONS_PER_PASS = 256  # larger batches are split (bounded memory, same answers)
@@ -83,7 +90,7 @@ class OfaReasoner:
             out.append([None] * len(questions))
             for j, text in enumerate(questions):
                 try:
-                    jobs.append((i, j, text, answer_type(parse_question(text))))
+                    jobs.append((i, j, *_model_text(text)))
                 except UnsupportedQuestion as e:
                     out[i][j] = Answer(f"unsupported question: {e}", 0.0)
         for start in range(0, len(jobs), MAX_QUESTIONS_PER_PASS):
@@ -118,3 +125,14 @@ def load_official_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner
     from vrs.ofa.official import load_converted
 
     return OfaReasoner(*load_converted(path, device))
+
+
+def _model_text(text: str) -> tuple[str, str]:
+    """(the words the model reads, the answer type). A question the grammar hears goes in as
+    asked (the model was trained on such words); one only the question reader understands goes
+    in as its program's canonical words, which the model knows."""
+    try:
+        return text, answer_type(parse_question(text))
+    except UnsupportedQuestion:
+        q = read_question(text)
+        return render_question(q), answer_type(q)

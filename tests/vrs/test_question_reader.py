@@ -1,0 +1,118 @@
+"""The question reader (vrs/question_reader.py): questions the grammar refuses are read as the
+program of the nearest known frame when it fits, and refused otherwise. The sentences here are
+this file's own (none is in a paraphrase set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.eval.question_paraphrases import Paraphrase, evaluate
+from vrs import question_reader as reader
+from vrs.oracle import OracleReasoner
+from vrs.question_reader import Mention, take_apart
+from vrs.questions import Question, UnsupportedQuestion, parse_question, read_question
+
+UNHEARD = {  # the grammar refuses each; the reader reads it
+    "yo is the pink block in the pink bowl": Question(
+        "relation_yes_no", {"subject": "pink block", "rel": "in", "anchor": "pink bowl"}),
+    "which thing sits to the left of the white bowl, do you reckon": Question(
+        "relate_object", {"rel": "left", "anchor": "white bowl"}),
+    "tally up the things right of the red bowl": Question(
+        "count", {"type": "object", "rel": "right", "anchor": "red bowl"}),
+    "the red block, is it inside the blue bowl": Question(
+        "relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "blue bowl"}),
+    "what colour would the block on the stand be": Question(
+        "query_color", {"type": "block", "rel": "on", "anchor": "stand"}),
+    "do the blocks each sit in the bowl matching them": Question("all_in", {"mode": "same"}),
+}
+
+
+def test_a_question_is_taken_apart_into_its_frame_mentions_and_relations():
+    p = take_apart("Is there a red brick on the wooden stand?")
+    assert p.mentions == (Mention("red", "block"), Mention(None, "stand"))
+    assert p.relations == ("on",) and p.rel_target == 1  # "on the wooden stand"
+    assert p.frame == "is there a alpha on the wooden beta"
+    inverted = take_apart("what is the cyan block sitting on")
+    assert inverted.relations == ("on",) and inverted.rel_target is None
+    assert take_apart("how many blocks are in bowls").mentions[1].place == "any bowl"
+    assert take_apart("are they in bowls unlike their own colour").mode == "different"
+    assert take_apart("is every block in its colour's bowl").mode == "same"
+    assert take_apart("is each block in a bowl of some sort").mode == "any"
+    assert take_apart("is the red block not on the table").guards == {"not"}
+
+
+@pytest.mark.parametrize("text", sorted(UNHEARD))
+def test_wordings_the_grammar_refuses_are_read_as_the_program_they_say(text):
+    with pytest.raises(UnsupportedQuestion):
+        parse_question(text)
+    assert read_question(text) == UNHEARD[text]
+
+
+@pytest.mark.parametrize("text", [
+    "what is the meaning of life?",  # far from every known frame
+    "put the red block in the blue bowl",  # near a known refusal: a command
+    "is the red block bigger than the blue block?",
+    "which block isn't in the green bowl?",  # a negation: guard words must agree
+    "is the orange block in the yellow bowl or the red bowl?",  # a disjunction
+    "where is the purple block now?",
+])
+def test_what_no_program_says_is_refused_with_the_supported_forms(text):
+    with pytest.raises(UnsupportedQuestion) as refused:
+        read_question(text)
+    first = str(refused.value).splitlines()[0]
+    assert "nor is it a known question in other words" in first
+    assert "supported forms" in str(refused.value)
+
+
+def test_a_frame_lends_its_program_only_when_the_question_fits_it():
+    """The fit rules, on a hand-made frame program: every named object and colour is used, a
+    relation inverted by its frame must be the same relation, said backwards."""
+    count = {"template": "=count", "type": "alpha.type", "color": "alpha.color"}
+    assert reader._fill(count, take_apart("how many green blocks")) == Question(
+        "count", {"type": "block", "color": "green"})
+    assert reader._fill(count, take_apart("how many blocks")) == Question("count",
+                                                                          {"type": "block"})
+    typed = {"template": "=count", "type": "alpha.type"}
+    assert reader._fill(typed, take_apart("how many green blocks")) is None  # colour dropped
+    assert reader._fill(typed, take_apart("how many blocks on the blue bowl")) is None
+    below = {"template": "=relate_object", "rel": "~on", "anchor": "alpha.place"}
+    assert reader._fill(below, take_apart("what is the red block on")) == Question(
+        "relate_object", {"rel": "below", "anchor": "red block"})
+    assert reader._fill(below, take_apart("what is the red block in")) is None  # not "on"
+    assert reader._fill(below, take_apart("what is on the red block")) is None  # forwards
+
+
+def test_the_grammar_alone_when_the_reader_is_switched_off(monkeypatch):
+    text = "yo is the pink block in the pink bowl"
+    monkeypatch.setenv("CODEPLAN_QUESTION_READER", "grammar")
+    with pytest.raises(UnsupportedQuestion):
+        read_question(text)
+    monkeypatch.delenv("CODEPLAN_QUESTION_READER")
+    assert read_question(text).template == "relation_yes_no"
+
+
+def test_a_reasoner_answers_a_wording_only_the_reader_understands():
+    from ravens_env.scene_graph import Scene, SceneObject, compute_relations
+
+    objects = [SceneObject("pink block", "block", "pink", (0.5, 0.0, 0.06)),
+               SceneObject("pink bowl", "bowl", "pink", (0.5, 0.0, 0.0))]
+    reasoner = OracleReasoner(lambda: Scene(objects, compute_relations(objects)))
+    yes, joke = reasoner.ask(None, ["yo is the pink block in the pink bowl",
+                                    "tell me a joke about bowls"])
+    assert (yes.text, yes.score) == ("yes", 1.0)
+    assert joke.score == 0.0 and joke.text.startswith("unsupported question")
+
+
+def test_the_evaluation_counts_reader_reads_and_misreads_apart():
+    said = "which thing sits to the left of the white bowl, do you reckon"
+    rows = [Paraphrase("a", "dev", said, UNHEARD[said]),
+            Paraphrase("b", "dev", said,
+                       Question("relate_object", {"rel": "right", "anchor": "white bowl"})),
+            Paraphrase("c", "dev", "is there a red block?",
+                       Question("exists", {"type": "block", "color": "red"}))]
+    grammar, nearest = evaluate(rows, "grammar"), evaluate(rows, "nearest")
+    assert grammar["parts"]["dev"]["correct"] == 1 and grammar["parts"]["dev"]["misread"] == 0
+    assert nearest["parts"]["dev"]["correct"] == 2 and nearest["parts"]["dev"]["misread"] == 1
+    assert nearest["parts"]["dev"]["by_reader"] == 1
+    with pytest.raises(ValueError, match="reader 'llm'"):
+        evaluate(rows, "llm")
