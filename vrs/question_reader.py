@@ -349,12 +349,18 @@ def embed(texts: list[str]) -> np.ndarray:
     return encoder._embed(texts).astype(np.float32)
 
 
+@lru_cache(maxsize=4096)
+def _frame_vector(frame: str) -> np.ndarray:
+    """One frame's vector, kept: a controller asks the same questions again and again."""
+    return embed([frame])[0]
+
+
 def read_nearest(text: str) -> tuple[Question, float]:
     """The program of the nearest known frame that fits `text`, and its similarity; raises
     UnsupportedQuestion (a short reason) when none is near enough and fits."""
     p = take_apart(text)
     b = bank()
-    sims = b.vectors @ embed([p.frame])[0]
+    sims = b.vectors @ _frame_vector(p.frame)
     for n in np.argsort(-sims)[:TOP_K]:
         if sims[n] < MIN_SIMILARITY:
             break
