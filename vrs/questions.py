@@ -93,6 +93,10 @@ def read_question(text: str) -> Question:
         if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
             raise
         try:
+            return parse_question(question_reader.respell(text))  # "is ther a green blok"
+        except UnsupportedQuestion:
+            pass
+        try:
             return question_reader.read_nearest(text)[0]
         except UnsupportedQuestion as why:
             first, _, rest = str(refused).partition("\n")

@@ -45,7 +45,10 @@ FIFTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fifth.jsonl"
 # A sixth set by a sixth hand, frozen before the reader's second round (the fifth set its dev
 # set) was measured on it once.
 SIXTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_sixth.jsonl"
-PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth")
+# A seventh set by a seventh hand, frozen before the reader's third round (the sixth set its
+# dev set) was measured on it once.
+SEVENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_seventh.jsonl"
+PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh")
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -76,7 +79,7 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
         return (load_paraphrases(PARAPHRASE_FILE) + load_paraphrases(INDEPENDENT_FILE)
                 + load_paraphrases(THIRD_FILE, part="third")
                 + load_paraphrases(FOURTH_FILE) + load_paraphrases(FIFTH_FILE)
-                + load_paraphrases(SIXTH_FILE))
+                + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -20,6 +20,7 @@ from runtime.eval.question_paraphrases import (
     HELDOUT_SHA256,
     INDEPENDENT_FILE,
     PARAPHRASE_FILE,
+    SEVENTH_FILE,
     SIXTH_FILE,
     THIRD_FILE,
     evaluate,
@@ -65,7 +66,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
     assert len(load_paraphrases()) == (220 + 224 + len(load_paraphrases(PARAPHRASE_FILE))
                                        + len(load_paraphrases(FOURTH_FILE))
                                        + len(load_paraphrases(FIFTH_FILE))
-                                       + len(load_paraphrases(SIXTH_FILE)))
+                                       + len(load_paraphrases(SIXTH_FILE))
+                                       + len(load_paraphrases(SEVENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -434,6 +436,18 @@ def test_the_sixth_set_is_frozen_before_its_one_measurement():
     assert hashlib.sha256(SIXTH_FILE.read_bytes()).hexdigest() == SIXTH_SHA256
     rows = load_paraphrases(SIXTH_FILE)
     assert len(rows) == 320 and {r.part for r in rows} == {"sixth"}
+    assert sum(r.expected is None for r in rows) == 40
+
+
+SEVENTH_SHA256 = "5675b675b2be76000c2a50666e6d172526d4e68090172c7940be83a5da7cae7d"
+
+
+def test_the_seventh_set_is_frozen_before_its_one_measurement():
+    """The seventh set (the reader's third round took the sixth as dev), by a seventh hand
+    from the schema brief alone; frozen (commit 0cfc388) before it was scored once."""
+    assert hashlib.sha256(SEVENTH_FILE.read_bytes()).hexdigest() == SEVENTH_SHA256
+    rows = load_paraphrases(SEVENTH_FILE)
+    assert len(rows) == 320 and {r.part for r in rows} == {"seventh"}
     assert sum(r.expected is None for r in rows) == 40
 
 

@@ -116,3 +116,23 @@ def test_the_evaluation_counts_reader_reads_and_misreads_apart():
     assert nearest["parts"]["dev"]["by_reader"] == 1
     with pytest.raises(ValueError, match="reader 'llm'"):
         evaluate(rows, "llm")
+
+
+def test_slips_of_the_keyboard_are_respelled_only_into_the_languages_key_words():
+    assert reader.respell("is the purpel cube in the grean bowl") == \
+        "is the purple block in the green bowl"
+    assert reader.respell("Is the pink block round?") == "is the pink block round"  # a word
+    assert reader.respell("is ther a red block") == "is ther a red block"  # there or their?
+    assert read_question("is there a yelow blok on the stand?") == Question(
+        "exists", {"type": "block", "color": "yellow", "rel": "on", "anchor": "stand"})
+
+
+def test_relations_said_with_a_verb_or_a_pronoun_keep_their_direction():
+    with pytest.raises(UnsupportedQuestion):
+        parse_question("what's the cyan block supported by")
+    assert read_question("what's the cyan block supported by") == Question(
+        "relate_object", {"rel": "below", "anchor": "cyan block"})
+    p = take_apart("which object has the white bowl got inside it")
+    assert p.relations == ("in",) and p.rel_target == 1  # "inside it": the white bowl
+    supporting = take_apart("is the red block propping up the blue one")
+    assert supporting.relations == ("below",) and supporting.rel_target == 1
