@@ -403,51 +403,25 @@ def test_the_third_set_is_frozen_measured_once_and_never_misread():
     assert result["parts"]["third"]["by_template"]["refuse"]["accuracy"] == 1.0
 
 
-FOURTH_SHA256 = "305a668748f8b81e6998d129d5fe3cf211f19135873b1ae5a78dd59a04836b9b"
+# Sets by hands that read none of the parser, the other sets or their tests, each frozen
+# before its one measurement (the commit that froze it): the fourth (issue 27's third grammar
+# round), the fifth (the question reader's first version, commit 51ed5d2), the sixth (its
+# second round took the fifth as dev, commit 057bbf2) and the seventh (its third round took
+# the sixth as dev, commit 0cfc388).
+FROZEN = {
+    "fourth": (FOURTH_FILE, "305a668748f8b81e6998d129d5fe3cf211f19135873b1ae5a78dd59a04836b9b"),
+    "fifth": (FIFTH_FILE, "2dc1db572ecb9ca998fd7ec9eb9eeeb6b7fd76f1606a7a5f98f7df46f0f506ef"),
+    "sixth": (SIXTH_FILE, "8e1c8b03f740089b085c97e02dffbeeece4549695142edca2124a59284d7af5f"),
+    "seventh": (SEVENTH_FILE, "5675b675b2be76000c2a50666e6d172526d4e68090172c7940be83a5da7cae7d"),
+}
 
 
-def test_the_fourth_set_is_frozen_before_its_one_measurement():
-    """The fourth set (issue 27's third round), by a fourth hand that read none of the
-    parser, the other sets or their tests; frozen before it was scored once."""
-    assert hashlib.sha256(FOURTH_FILE.read_bytes()).hexdigest() == FOURTH_SHA256
-    rows = load_paraphrases(FOURTH_FILE)
-    assert len(rows) == 320 and {r.part for r in rows} == {"fourth"}
-    assert sum(r.expected is None for r in rows) == 40
-
-
-FIFTH_SHA256 = "2dc1db572ecb9ca998fd7ec9eb9eeeb6b7fd76f1606a7a5f98f7df46f0f506ef"
-
-
-def test_the_fifth_set_is_frozen_before_its_one_measurement():
-    """The fifth set (issue 27's fourth round, the question reader), by a fifth hand from the
-    schema brief alone; frozen (commit 51ed5d2) before the reader was scored on it once."""
-    assert hashlib.sha256(FIFTH_FILE.read_bytes()).hexdigest() == FIFTH_SHA256
-    rows = load_paraphrases(FIFTH_FILE)
-    assert len(rows) == 320 and {r.part for r in rows} == {"fifth"}
-    assert sum(r.expected is None for r in rows) == 40
-
-
-SIXTH_SHA256 = "8e1c8b03f740089b085c97e02dffbeeece4549695142edca2124a59284d7af5f"
-
-
-def test_the_sixth_set_is_frozen_before_its_one_measurement():
-    """The sixth set (the reader's second round took the fifth as dev), by a sixth hand from
-    the schema brief alone; frozen (commit 057bbf2) before the reader was scored on it once."""
-    assert hashlib.sha256(SIXTH_FILE.read_bytes()).hexdigest() == SIXTH_SHA256
-    rows = load_paraphrases(SIXTH_FILE)
-    assert len(rows) == 320 and {r.part for r in rows} == {"sixth"}
-    assert sum(r.expected is None for r in rows) == 40
-
-
-SEVENTH_SHA256 = "5675b675b2be76000c2a50666e6d172526d4e68090172c7940be83a5da7cae7d"
-
-
-def test_the_seventh_set_is_frozen_before_its_one_measurement():
-    """The seventh set (the reader's third round took the sixth as dev), by a seventh hand
-    from the schema brief alone; frozen (commit 0cfc388) before it was scored once."""
-    assert hashlib.sha256(SEVENTH_FILE.read_bytes()).hexdigest() == SEVENTH_SHA256
-    rows = load_paraphrases(SEVENTH_FILE)
-    assert len(rows) == 320 and {r.part for r in rows} == {"seventh"}
+@pytest.mark.parametrize("part", sorted(FROZEN))
+def test_a_set_written_by_another_hand_is_frozen_before_its_one_measurement(part):
+    path, sha256 = FROZEN[part]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+    rows = load_paraphrases(path)
+    assert len(rows) == 320 and {r.part for r in rows} == {part}
     assert sum(r.expected is None for r in rows) == 40
 
 
