@@ -9,14 +9,15 @@ of") -- and its *frame*, the words around them with each mention replaced by a l
 ("is there a red block on the stand" -> "is there a alpha on the beta"). The frame is looked up
 by sentence similarity (all-MiniLM-L6-v2, the encoder the CLIPort actor ships with) among the
 frames of questions whose programs are known: every phrasing of the grammar rendered with
-drawn params, and the paraphrase sets used as dev (`BANK_PARTS`). Each known frame carries its
+drawn params, and the paraphrase sets used as dev (`BANK_FILES`). Each known frame carries its
 program written over its own letters ("anchor = beta's place", "rel = the first relation said,
 inverted"), which is filled with this question's mentions and must be a program of the
 language.
 
 It refuses (the grammar's UnsupportedQuestion) when the nearest frame is not near enough
 (`MIN_SIMILARITY`, chosen on the fourth paraphrase set), is itself a question to refuse, says
-other guard words (negation, disjunction, nearness, order: meanings no program carries), or
+other guard words (negation, disjunction, nearness, order, time, a command: meanings no
+program carries), or
 when its letters do not fit: a named object of the question would go unused, or the program
 needs an object the question does not name. A wrong program is worse than a refusal; the
 figures are in docs/RESULTS.md ("Questions in other words").
@@ -84,7 +85,8 @@ _REL_PHRASES = sorted([(p.split(), v) for v, ps in KINDS["rel"].all_phrases().it
                       key=lambda pv: -len(pv[0]))
 # the paraphrase sets used as dev whose rows join the bank: the first set (both parts, its
 # held-out figure long reported), the independent and third sets. Never the fourth (it chose
-# MIN_SIMILARITY) nor the fifth (held out).
+# MIN_SIMILARITY) nor the fifth to seventh (each a round's held-out set, then the next's dev):
+# the bank stays what it was when each was measured.
 BANK_FILES = ("question_paraphrases.jsonl", "question_paraphrases_independent.jsonl",
               "question_paraphrases_third.jsonl")
 RENDERS_PER_PHRASING = 6
@@ -323,6 +325,8 @@ def known_frames() -> list[tuple[str, dict[str, str] | None, frozenset[str]]]:
 
 @dataclass
 class Bank:
+    """The known frames (frame, program over letters or None, guards) and their vectors."""
+
     frames: list[tuple[str, dict[str, str] | None, frozenset[str]]]
     vectors: np.ndarray  # (N, 384) unit rows
 
