@@ -49,6 +49,7 @@ STILL_LINEAR = 2e-3  # m/s
 STILL_ANGULAR = 2e-2  # rad/s
 NATURAL_CLEARANCE = 0.03  # metres under a block carried with natural failures on
 NATURAL_STEP = 0.01  # metres between carry waypoints with natural failures on
+DISPLACED_M = 0.01  # an object an action moved further than this was displaced by it
 START_GAP = 0.001  # metres of air under an object created in or on another (`ObjectSpec.on`)
 
 
@@ -104,6 +105,7 @@ class TabletopEnv:
         self._last: ActionResult | None = None
         self._motion: Motion | None = None  # the pick-place in progress, if any
         self._motion_log = MotionLog()
+        self._before_action: dict[str, tuple[float, float, float]] = {}  # positions at its start
 
     # -- the seam -----------------------------------------------------------------------
     def reset(self, task: str | None = None, seed: int = 0) -> Observation:
@@ -140,13 +142,20 @@ class TabletopEnv:
         if self._motion is not None and self._motion.result is None:
             raise RuntimeError("a pick-place is still in motion: finish() or halt() it first")
         self.steps += 1
+        self._before_action = self._positions()
         self._motion_log = MotionLog()
         self._motion = Motion(self, self._pick_and_place(action, stepwise),
                               stepwise or self.situations.natural, SAFE_TIP_Z)
         return self._motion
 
     def _end_action(self, result: ActionResult) -> None:
-        """A pick-place is over (done or halted): record it and run the task's hook."""
+        """A pick-place is over (done or halted): record it (with what it displaced) and run
+        the task's hook."""
+        after = self._positions()
+        result.displaced = sorted(
+            name for name, xyz in self._before_action.items()
+            if name != result.picked and name in after
+            and float(np.linalg.norm(np.subtract(after[name], xyz))) > DISPLACED_M)
         self._last = result
         self._task_after_step()
         self._version += 1
@@ -434,6 +443,12 @@ class TabletopEnv:
         return next((o for o in self.objects if o.body == body), None)
 
     # -- ground truth -----------------------------------------------------------------------
+    def _positions(self) -> dict[str, tuple[float, float, float]]:
+        """Every object's position (metres), straight from the physics (no render)."""
+        return {o.spec.name: pb.getBasePositionAndOrientation(o.body,
+                                                              physicsClientId=self.client)[0]
+                for o in self.objects}
+
     def _front(self) -> FrontImage:
         if self._front_cache is None or self._front_cache[0] != self._version:
             self._front_cache = (self._version, render_front(self.client, self.front_camera))

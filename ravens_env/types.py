@@ -58,13 +58,17 @@ class ActionResult:
     motion_s: float = 0.0  # simulated seconds the arm moved (`ravens_env.motion.TIP_SPEED`)
     halted: str | None = None  # the segment after which a watcher halted it, if one did
     lost_s: float | None = None  # simulated time the block fell off the cup in transport
+    # ground truth, for the audit only: the objects other than the picked one that the action
+    # moved more than DISPLACED_M (struck by the arm or the carried block, or an injected knock)
+    displaced: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = {"ok": self.ok, "reason": self.reason, "picked": self.picked,
              "situations": list(self.situations), "physics_steps": self.physics_steps,
              "motion_s": self.motion_s}
         return d | ({"halted": self.halted} if self.halted else {}) | (
-            {"lost_s": self.lost_s} if self.lost_s is not None else {})
+            {"lost_s": self.lost_s} if self.lost_s is not None else {}) | (
+            {"displaced": list(self.displaced)} if self.displaced else {})
 
 
 @dataclass

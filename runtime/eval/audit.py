@@ -14,6 +14,10 @@ and its **recovery**, the first thing that followed: a halt and its recovery (`h
 `halt:place`, `halt:replan`), a redo with a grounded tool (`tool:grasp`, `tool:place`,
 `tool:grasp+place`), a plain `redo`, a `replan`, or `none`; **recovered** when a later action
 of the same step held or the step holds in the final scene. **stuck**: the diagnostics' flag.
+**knocked by motion**: an action that displaced another object (`displaced` in its result,
+ground truth) with no injected knock, tip or edge: the arm or the carried block struck it
+(natural failures); counted per action, with the episodes that had one and how many of
+those still succeeded.
 
 Monitor errors, against ground truth:
   false completion   a check believed a step held that did not
@@ -40,6 +44,7 @@ KINDS = ("dropped", "failed grasp", "wrong-object pick", "wrong-target place")
 MONITOR_ERRORS = ("false completion", "missed completion", "missed failure", "false alarm")
 DROPS = {"drop", "pick_drop", "place_drop"}
 GRASP_FAILS = {"pick_stay", "place_held"}
+INJECTED_DISPLACEMENTS = {"knock", "tip", "edge"}  # injected outcomes that move other objects
 
 
 def failure_kind(action: dict) -> str | None:
@@ -67,6 +72,7 @@ def audit_episode(events: list[dict]) -> dict:
     failures, halts, latencies = [], [], []
     errors = Counter({k: 0 for k in MONITOR_ERRORS})
     wasted = motion = 0.0
+    knocks = 0
     for i, e in enumerate(events):
         if e.get("type") == "check":
             for believed, truth in zip(e["believed"], e["truth"], strict=True):
@@ -75,6 +81,8 @@ def audit_episode(events: list[dict]) -> dict:
         if e.get("type") != "action" or "result" not in e:
             continue
         result = e["result"]
+        knocks += bool(result.get("displaced")) and not set(result.get("situations") or []) & \
+            INJECTED_DISPLACEMENTS
         halt = _halt_after(events, i)
         motion += result.get("motion_s", 0.0)
         if e.get("holds") is False:
@@ -96,7 +104,8 @@ def audit_episode(events: list[dict]) -> dict:
                     end.get("failure_reason"))
     return {"failures": failures, "stuck": diag["stuck"], "monitor_errors": dict(errors),
             "halts": halts, "halt_latency_s": latencies, "motion_s": round(motion, 3),
-            "wasted_motion_s": round(wasted, 3)}
+            "wasted_motion_s": round(wasted, 3), "knocks": knocks,
+            "success": bool(end.get("success"))}
 
 
 def _halt_after(events: list[dict], i: int) -> dict | None:
@@ -185,6 +194,9 @@ def audit_runs(run_dirs: list[str | Path]) -> dict:
         "recovery_rate": (sum(f["recovered"] for f in failures) / len(failures)
                           if failures else None),
         "stuck_episodes": sum(ep["stuck"] for ep in episodes),
+        "knocks": {"actions": sum(ep["knocks"] for ep in episodes),
+                   "episodes": sum(ep["knocks"] > 0 for ep in episodes),
+                   "succeeded": sum(ep["knocks"] > 0 and ep["success"] for ep in episodes)},
         "monitor_errors": {k: sum(ep["monitor_errors"][k] for ep in episodes)
                            for k in MONITOR_ERRORS},
         "halts": sum(len(ep["halts"]) for ep in episodes),
@@ -222,6 +234,9 @@ def markdown(audits: dict) -> str:
         rows.append(f"| {kind} | " + " | ".join(cells) + " |")
     rows.append("| stuck episodes | " + " | ".join(
         str(audits[c]["stuck_episodes"]) for c in cols) + " |")
+    rows.append("| knocked by motion: actions (episodes, of them succeeded) | " + " | ".join(
+        "{actions} ({episodes}, {succeeded})".format(**audits[c].get(
+            "knocks", {"actions": 0, "episodes": 0, "succeeded": 0})) for c in cols) + " |")
     for err in MONITOR_ERRORS:
         rows.append(f"| monitor: {err} | " + " | ".join(
             str(audits[c]["monitor_errors"][err]) for c in cols) + " |")

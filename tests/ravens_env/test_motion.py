@@ -8,7 +8,7 @@ import pytest
 from ravens_env.agents.oracle import OracleActor, step_holds
 from ravens_env.env import SAFE_TIP_Z, TabletopEnv
 from ravens_env.motion import CARRY_STEP, SEGMENTS, TIP_SPEED, carry_waypoints
-from ravens_env.types import PickPlace
+from ravens_env.types import ActionResult, PickPlace
 
 TASK = "put-block-in-bowl"
 
@@ -159,21 +159,27 @@ def _tower_between(env: TabletopEnv) -> tuple[list[str], str]:
     return [b.name for b in blocks[:3]], blocks[3].name
 
 
-def _carry_across(situations: str) -> float:
-    """How far (metres) the tower's top block moved while another block was carried across."""
+def _carry_across(situations: str) -> tuple[float, list[str], list[str]]:
+    """How far (metres) the tower's top block moved while another block was carried across,
+    what the action's result says it displaced, and the tower's blocks."""
     with TabletopEnv(situations=situations) as env:
         env.reset("stack-blocks", seed=2)
         tower, mover = _tower_between(env)
         top = np.array(env.scene(visibility=False).get(tower[2]).position)
         obs = env.execute(PickPlace((0.5, -0.25, 0.04), (0.5, 0.25, 0.0)))
         assert obs.last_action.ok and obs.last_action.picked == mover
-        return float(np.linalg.norm(np.array(env.scene(visibility=False).get(tower[2]).position)
-                                    - top))
+        moved = float(np.linalg.norm(np.array(env.scene(visibility=False).get(tower[2]).position)
+                                     - top))
+        return moved, obs.last_action.displaced, tower
 
 
 def test_with_natural_failures_a_carried_block_knocks_a_tower_in_its_way():
-    assert _carry_across("none") < 0.002  # carried high above: the tower stands
-    assert _carry_across("natural") > 0.02  # carried low: the top of the tower is struck
+    moved, displaced, _ = _carry_across("none")
+    assert moved < 0.002 and displaced == []  # carried high above: the tower stands
+    moved, displaced, tower = _carry_across("natural")
+    assert moved > 0.02  # carried low: the top of the tower is struck
+    assert tower[2] in displaced  # and the action's result names it (for the audit)
+    assert "displaced" in ActionResult(True, displaced=[tower[2]]).to_dict()
 
 
 def test_with_natural_failures_a_block_lifted_out_of_a_bowl_clears_its_rim():

@@ -113,3 +113,20 @@ def test_the_action_that_finishes_a_halt_is_not_a_failure_of_its_own():
         ("wrong-object pick", "halt:grasp", True)]
     assert out["monitor_errors"]["missed failure"] == 0
     assert out["halts"][0]["scored"] == "true alarm" and out["wasted_motion_s"] == 3.0
+
+
+def test_a_knock_from_motion_is_counted_apart_from_an_injected_one():
+    """`displaced` in a result with no injected knock, tip or edge: the motion struck it."""
+    struck = _action(RED, True, "red block")
+    struck["result"]["displaced"] = ["green block"]
+    injected = _action(BLUE, True, "blue block", ["knock"])
+    injected["result"]["displaced"] = ["green block"]
+    end = {"type": "episode_end", "success": True, "believed_done": True, "failure_reason": None}
+    out = audit.audit_episode([{"mode": "progress"}, struck, injected, end])
+    assert out["knocks"] == 1 and out["success"]
+    quiet = audit.audit_episode([{"mode": "progress"}, injected, end])
+    assert quiet["knocks"] == 0
+    column = {"progress": {**audit.audit_runs([]), "knocks": {"actions": 3, "episodes": 2,
+                                                              "succeeded": 1}}}
+    assert "| knocked by motion: actions (episodes, of them succeeded) | 3 (2, 1) |" in \
+        audit.markdown(column)
