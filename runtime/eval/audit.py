@@ -14,10 +14,11 @@ and its **recovery**, the first thing that followed: a halt and its recovery (`h
 `halt:place`, `halt:replan`), a redo with a grounded tool (`tool:grasp`, `tool:place`,
 `tool:grasp+place`), a plain `redo`, a `replan`, or `none`; **recovered** when a later action
 of the same step held or the step holds in the final scene. **stuck**: the diagnostics' flag.
-**knocked by motion**: an action that displaced another object (`displaced` in its result,
-ground truth) with no injected knock, tip or edge: the arm or the carried block struck it
-(natural failures); counted per action, with the episodes that had one and how many of
-those still succeeded.
+**displaced by an action**: an action that moved another object more than 1 cm (`displaced`
+in its result, ground truth) with no injected knock, tip or edge — the arm or the carried
+block struck it (natural failures), or the place shoved it (a block set down on or against
+others); counted per action, with the episodes that had one and how many of those still
+succeeded.
 
 Monitor errors, against ground truth:
   false completion   a check believed a step held that did not
@@ -234,9 +235,10 @@ def markdown(audits: dict) -> str:
         rows.append(f"| {kind} | " + " | ".join(cells) + " |")
     rows.append("| stuck episodes | " + " | ".join(
         str(audits[c]["stuck_episodes"]) for c in cols) + " |")
-    rows.append("| knocked by motion: actions (episodes, of them succeeded) | " + " | ".join(
-        "{actions} ({episodes}, {succeeded})".format(**audits[c].get(
-            "knocks", {"actions": 0, "episodes": 0, "succeeded": 0})) for c in cols) + " |")
+    none = {"actions": 0, "episodes": 0, "succeeded": 0}  # audits written before the row
+    rows.append("| displaced by an action, not injected: actions (episodes, succeeded) | "
+                + " | ".join("{actions} ({episodes}, {succeeded})".format(
+                    **audits[c].get("knocks", none)) for c in cols) + " |")
     for err in MONITOR_ERRORS:
         rows.append(f"| monitor: {err} | " + " | ".join(
             str(audits[c]["monitor_errors"][err]) for c in cols) + " |")

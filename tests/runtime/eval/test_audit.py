@@ -115,8 +115,8 @@ def test_the_action_that_finishes_a_halt_is_not_a_failure_of_its_own():
     assert out["halts"][0]["scored"] == "true alarm" and out["wasted_motion_s"] == 3.0
 
 
-def test_a_knock_from_motion_is_counted_apart_from_an_injected_one():
-    """`displaced` in a result with no injected knock, tip or edge: the motion struck it."""
+def test_a_displacement_by_the_action_is_counted_apart_from_an_injected_knock():
+    """`displaced` in a result with no injected knock, tip or edge: the action moved it."""
     struck = _action(RED, True, "red block")
     struck["result"]["displaced"] = ["green block"]
     injected = _action(BLUE, True, "blue block", ["knock"])
@@ -128,5 +128,5 @@ def test_a_knock_from_motion_is_counted_apart_from_an_injected_one():
     assert quiet["knocks"] == 0
     column = {"progress": {**audit.audit_runs([]), "knocks": {"actions": 3, "episodes": 2,
                                                               "succeeded": 1}}}
-    assert "| knocked by motion: actions (episodes, of them succeeded) | 3 (2, 1) |" in \
-        audit.markdown(column)
+    assert "| displaced by an action, not injected: actions (episodes, succeeded) | 3 (2, 1) |" \
+        in audit.markdown(column)
