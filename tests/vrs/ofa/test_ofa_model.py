@@ -148,6 +148,19 @@ def test_reasoner_answers_in_order_and_refuses_bad_questions(model, tokenizer):
         reasoner.ask(image, "is there a block?")
 
 
+def test_a_wording_only_the_question_reader_hears_goes_in_as_canonical_words(model, tokenizer):
+    """The model reads what it was trained on: a question the grammar refuses but the reader
+    reads is asked in its program's canonical words, with that program's answer type."""
+    from vrs.ofa.reasoner import _model_text
+
+    said = "the red block, is it inside the blue bowl"
+    assert _model_text(said) == ("is the red block in the blue bowl?", "yes/no")
+    assert _model_text("how many blocks are there?") == ("how many blocks are there?", "count")
+    image = np.random.default_rng(2).integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    heard, asked = OfaReasoner(model, tokenizer).ask(image, [said, _model_text(said)[0]])
+    assert heard.text in ("yes", "no") and (heard.text, heard.score) == (asked.text, asked.score)
+
+
 def test_ask_many_equals_asking_each_image_alone(model, tokenizer):
     reasoner = OfaReasoner(model, tokenizer)
     rng = np.random.default_rng(1)
