@@ -73,7 +73,7 @@ def audit_episode(events: list[dict]) -> dict:
     failures, halts, latencies = [], [], []
     errors = Counter({k: 0 for k in MONITOR_ERRORS})
     wasted = motion = 0.0
-    knocks = 0
+    displaced = 0
     for i, e in enumerate(events):
         if e.get("type") == "check":
             for believed, truth in zip(e["believed"], e["truth"], strict=True):
@@ -82,7 +82,7 @@ def audit_episode(events: list[dict]) -> dict:
         if e.get("type") != "action" or "result" not in e:
             continue
         result = e["result"]
-        knocks += bool(result.get("displaced")) and not set(result.get("situations") or []) & \
+        displaced += bool(result.get("displaced")) and not set(result.get("situations") or []) & \
             INJECTED_DISPLACEMENTS
         halt = _halt_after(events, i)
         motion += result.get("motion_s", 0.0)
@@ -105,7 +105,7 @@ def audit_episode(events: list[dict]) -> dict:
                     end.get("failure_reason"))
     return {"failures": failures, "stuck": diag["stuck"], "monitor_errors": dict(errors),
             "halts": halts, "halt_latency_s": latencies, "motion_s": round(motion, 3),
-            "wasted_motion_s": round(wasted, 3), "knocks": knocks,
+            "wasted_motion_s": round(wasted, 3), "displaced": displaced,
             "success": bool(end.get("success"))}
 
 
@@ -195,9 +195,9 @@ def audit_runs(run_dirs: list[str | Path]) -> dict:
         "recovery_rate": (sum(f["recovered"] for f in failures) / len(failures)
                           if failures else None),
         "stuck_episodes": sum(ep["stuck"] for ep in episodes),
-        "knocks": {"actions": sum(ep["knocks"] for ep in episodes),
-                   "episodes": sum(ep["knocks"] > 0 for ep in episodes),
-                   "succeeded": sum(ep["knocks"] > 0 and ep["success"] for ep in episodes)},
+        "displaced": {"actions": sum(ep["displaced"] for ep in episodes),
+                      "episodes": sum(ep["displaced"] > 0 for ep in episodes),
+                      "succeeded": sum(ep["displaced"] > 0 and ep["success"] for ep in episodes)},
         "monitor_errors": {k: sum(ep["monitor_errors"][k] for ep in episodes)
                            for k in MONITOR_ERRORS},
         "halts": sum(len(ep["halts"]) for ep in episodes),
@@ -235,10 +235,9 @@ def markdown(audits: dict) -> str:
         rows.append(f"| {kind} | " + " | ".join(cells) + " |")
     rows.append("| stuck episodes | " + " | ".join(
         str(audits[c]["stuck_episodes"]) for c in cols) + " |")
-    none = {"actions": 0, "episodes": 0, "succeeded": 0}  # audits written before the row
     rows.append("| displaced by an action, not injected: actions (episodes, succeeded) | "
                 + " | ".join("{actions} ({episodes}, {succeeded})".format(
-                    **audits[c].get("knocks", none)) for c in cols) + " |")
+                    **audits[c]["displaced"]) for c in cols) + " |")
     for err in MONITOR_ERRORS:
         rows.append(f"| monitor: {err} | " + " | ".join(
             str(audits[c]["monitor_errors"][err]) for c in cols) + " |")

@@ -123,10 +123,10 @@ def test_a_displacement_by_the_action_is_counted_apart_from_an_injected_knock():
     injected["result"]["displaced"] = ["green block"]
     end = {"type": "episode_end", "success": True, "believed_done": True, "failure_reason": None}
     out = audit.audit_episode([{"mode": "progress"}, struck, injected, end])
-    assert out["knocks"] == 1 and out["success"]
+    assert out["displaced"] == 1 and out["success"]
     quiet = audit.audit_episode([{"mode": "progress"}, injected, end])
-    assert quiet["knocks"] == 0
-    column = {"progress": {**audit.audit_runs([]), "knocks": {"actions": 3, "episodes": 2,
-                                                              "succeeded": 1}}}
+    assert quiet["displaced"] == 0
+    column = {"progress": {**audit.audit_runs([]), "displaced": {"actions": 3, "episodes": 2,
+                                                                 "succeeded": 1}}}
     assert "| displaced by an action, not injected: actions (episodes, succeeded) | 3 (2, 1) |" \
         in audit.markdown(column)
