@@ -1,4 +1,5 @@
-"""`codeplan ofa convert`: turn an official OFA checkpoint into one this project loads.
+"""`codeplan ofa convert`: turn an official OFA checkpoint into one this project loads;
+`codeplan ofa regrid`: one of this project's at a finer token grid, as a warm start.
 
     codeplan ofa convert ~/OFA-tiny checkpoints/ofa-official-tiny [--image-size 240x320]
     codeplan train ofa --init checkpoints/ofa-official-tiny --data data/vqa-train \
@@ -49,6 +50,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-answer-tokens", type=positive_int, default=80, metavar="N")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_convert)
+    r = osub.add_parser("regrid", help="a checkpoint at a finer token stride (e.g. 16: 15x20 "
+                                       "tokens), its weights kept, as a warm start")
+    r.add_argument("source", metavar="SRC", help="this project's OFA-style checkpoint")
+    r.add_argument("out", metavar="OUT", help="checkpoint directory to write (replaced)")
+    r.add_argument("--token-stride", type=positive_int, required=True, metavar="PX",
+                   help="input pixels between image tokens (a power of two)")
+    r.set_defaults(handler=_regrid)
+
+
+def _regrid(args: argparse.Namespace) -> int:
+    from vrs.ofa.checkpoint import regrid_checkpoint
+
+    summary = regrid_checkpoint(args.source, args.out, args.token_stride)
+    print(json.dumps(summary))
+    return 0
 
 
 def _convert(args: argparse.Namespace) -> int:

@@ -117,3 +117,35 @@ def model_from_config(path: str | Path) -> nn.Module:
     if json.loads(path.read_text()).get("kind") == official.OfficialOfaConfig.TAGS["kind"]:
         return official.OfficialOfa(official.OfficialOfaConfig.load(path))
     return OfaVqa(OfaConfig.load(path))
+
+
+def regrid_checkpoint(source: str | Path, out: str | Path, token_stride: int) -> dict:
+    """Write `source`'s model at another token stride as a warm start for fine-tuning: every
+    weight is kept (a stem stage past the new stride runs at stride 1 with the same kernels)
+    and the row / column position embeddings are resized bilinearly to the new grid.
+
+    Why not train the finer grid from scratch: the transformer, text and answer weights do
+    not depend on how many image tokens there are, and they hold most of what GPU time bought.
+    """
+    import torch.nn.functional as F
+    from dataclasses import replace
+
+    model, tokenizer = load_checkpoint(source)
+    old = model.config
+    new = replace(old, token_stride=token_stride)
+    if new.grid == old.grid:
+        raise ValueError(f"{source} already has a {old.grid[0]}x{old.grid[1]} token grid at "
+                         f"stride {old.patch_stride}")
+    rows, cols = new.grid
+    state = model.state_dict()
+    row, col = state["stem.row_embed"], state["stem.col_embed"]  # (r, 1, d), (1, c, d)
+    state["stem.row_embed"] = F.interpolate(row.permute(1, 2, 0), size=rows, mode="linear",
+                                            align_corners=True).permute(2, 0, 1)
+    state["stem.col_embed"] = F.interpolate(col.permute(0, 2, 1), size=cols, mode="linear",
+                                            align_corners=True).permute(0, 2, 1)
+    target = OfaVqa(new)
+    target.load_state_dict(state)
+    info = {"regridded_from": str(source), "from_grid": list(old.grid),
+            "grid": [rows, cols], "token_stride": new.patch_stride}
+    save_checkpoint(out, target, new, tokenizer=tokenizer, training=info)
+    return {**info, "out": str(out)}

@@ -48,7 +48,12 @@ class OfaConfig(FamilyConfig):
     image_width: int = 160
     stem: str = "resnet"  # "resnet": conv + residual block per stage, GroupNorm; "detector":
     # the detector's encoder stages (BatchNorm, kept frozen) then plain stride-2 stages
-    stem_channels: tuple[int, ...] = (16, 32, 64, 128)  # one stride-2 stage each
+    stem_channels: tuple[int, ...] = (16, 32, 64, 128)  # one stage each, stride 2 ...
+    token_stride: int = 0  # ... until the tokens are this many input pixels apart; the stages
+    # after that keep the resolution (stride 1). 0: every stage halves. 16 on the `detector`
+    # stem gives 15x20 = 300 tokens on 240x320 instead of 80: at stride 32 a block and the
+    # bowl it sits in share one token, and "what colour is the block in the X bowl?" cannot
+    # be read from one token that holds both
     coord_channels: bool = True  # append x, y in [-1, 1] to the RGB input (CoordConv)
     patch_pixels: int = 0  # > 0: each patch token also gets a linear embedding of its own
     # pixels, average-pooled to patch_pixels x patch_pixels (ViT's patch embedding beside the
@@ -74,6 +79,15 @@ class OfaConfig(FamilyConfig):
                              f"{self.patch_stride}")
         if self.patch_labels < 0:
             raise ValueError(f"patch_labels must be >= 0, got {self.patch_labels}")
+        full = 2 ** len(self.stem_channels)
+        if self.token_stride and (self.token_stride & (self.token_stride - 1)
+                                  or not 2 <= self.token_stride <= full):
+            raise ValueError(f"token_stride {self.token_stride} must be a power of two "
+                             f"between 2 and {full} (one halving per stem stage)")
+        if self.stem == "detector" and 0 < self.token_stride < 2 ** DETECTOR_STAGES:
+            raise ValueError(f"token_stride {self.token_stride}: the detector stem's first "
+                             f"{DETECTOR_STAGES} stages already reach stride "
+                             f"{2 ** DETECTOR_STAGES}")
         if self.stem not in STEMS:
             raise ValueError(f"unknown stem {self.stem!r}; stems: {', '.join(STEMS)}")
 
@@ -81,14 +95,21 @@ class OfaConfig(FamilyConfig):
     def grid(self) -> tuple[int, int]:
         """(rows, cols) of image patch tokens: each stride-2 conv (pad 1) rounds up."""
         h, w = self.image_height, self.image_width
-        for _ in self.stem_channels:
-            h, w = (h + 1) // 2, (w + 1) // 2
+        for stride in self.stage_strides:
+            if stride == 2:
+                h, w = (h + 1) // 2, (w + 1) // 2
         return h, w
 
     @property
+    def stage_strides(self) -> tuple[int, ...]:
+        """Each stem stage's stride: 2 until `token_stride` is reached, then 1."""
+        limit = self.token_stride or 2 ** len(self.stem_channels)
+        return tuple(2 if 2 ** (i + 1) <= limit else 1 for i in range(len(self.stem_channels)))
+
+    @property
     def patch_stride(self) -> int:
-        """Input pixels per patch token along each side (each stem stage halves)."""
-        return 2 ** len(self.stem_channels)
+        """Input pixels per patch token along each side (the stride-2 stages' product)."""
+        return 2 ** self.stage_strides.count(2)
 
     @property
     def image_tokens(self) -> int:

@@ -119,8 +119,8 @@ class ImageStem(nn.Module):
         super().__init__()
         self.config = config
         stages, cin = [], 3 + 2 * config.coord_channels
-        for width in config.stem_channels:  # each stage halves H and W
-            stages += [nn.Conv2d(cin, width, 3, stride=2, padding=1, bias=False),
+        for width, stride in zip(config.stem_channels, config.stage_strides, strict=True):
+            stages += [nn.Conv2d(cin, width, 3, stride=stride, padding=1, bias=False),
                        nn.GroupNorm(math.gcd(8, width), width), nn.GELU(), ResBlock(width)]
             cin = width
         self.stages = nn.Sequential(*stages)
@@ -155,8 +155,10 @@ class DetectorStem(nn.Module):
         if len(c) < DETECTOR_STAGES:
             raise ValueError(f"a detector stem needs >= {DETECTOR_STAGES} stem_channels")
         self.stages = encoder_stages(c[:DETECTOR_STAGES], 2)
-        for cin, width in zip(c[DETECTOR_STAGES - 1:], c[DETECTOR_STAGES:], strict=False):
-            self.stages.append(nn.Sequential(_conv(cin, width, 2), _conv(width, width)))
+        strides = config.stage_strides[DETECTOR_STAGES:]
+        for cin, width, stride in zip(c[DETECTOR_STAGES - 1:], c[DETECTOR_STAGES:], strides,
+                                      strict=False):
+            self.stages.append(nn.Sequential(_conv(cin, width, stride), _conv(width, width)))
         self.project = nn.Conv2d(c[-1], config.d_model, 1)
         self.pixels = (nn.Conv2d(3 * config.patch_pixels ** 2, config.d_model, 1)
                        if config.patch_pixels else None)
