@@ -26,7 +26,11 @@ BATCH=${BATCH:-512}
 export ACCELERATE_MIXED_PRECISION=${ACCELERATE_MIXED_PRECISION:-bf16}
 [ -d "$DATA" ] || { mkdir -p "$DATA" && tar xJf "$DATA.tar.xz" -C "$DATA"; }
 mkdir -p "$RUNS"
-$CODEPLAN ofa regrid "$INIT" "$RUNS/ofa16-warm" --token-stride 16
+if grep -q '"token_stride": 16' "$INIT/config.json"; then  # a continuation: already regridded
+    rm -rf "$RUNS/ofa16-warm" && cp -r "$INIT" "$RUNS/ofa16-warm"
+else
+    $CODEPLAN ofa regrid "$INIT" "$RUNS/ofa16-warm" --token-stride 16
+fi
 common=(--data "$DATA" --init "$RUNS/ofa16-warm" --tasks vqa --patch-loss 1.0 --batch-size "$BATCH"
         --questions-per-image 8 --holdout 0.03 --threads 4 --eval-questions 3000 --lr "$LR"
         --no-progress --json)

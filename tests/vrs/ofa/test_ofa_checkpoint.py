@@ -79,3 +79,25 @@ def test_an_incomplete_or_foreign_checkpoint_is_refused(trained, tmp_path):
     (tmp_path / "ns" / "config.json").write_text(json.dumps({**config, "kind": "ns-vqa"}))
     with pytest.raises(ValueError, match="ns-vqa"):
         load_checkpoint(tmp_path / "ns")
+
+
+def test_regrid_keeps_every_weight_and_resizes_the_positions(trained, tmp_path):
+    from vrs.ofa.checkpoint import regrid_checkpoint
+
+    model, tokenizer = trained
+    save_checkpoint(tmp_path / "coarse", model, tokenizer=tokenizer)
+    info = regrid_checkpoint(tmp_path / "coarse", tmp_path / "fine", token_stride=8)
+    assert (info["from_grid"], info["grid"]) == ([8, 10], [15, 20])
+    fine, _ = load_checkpoint(tmp_path / "fine")
+    old, new = model.state_dict(), fine.state_dict()
+    for key in old:
+        if key not in ("stem.row_embed", "stem.col_embed"):
+            assert torch.equal(old[key], new[key]), key
+    rows = new["stem.row_embed"]  # (15, 1, d): corners kept, the rest interpolated
+    assert rows.shape[0] == 15
+    assert torch.allclose(rows[0], old["stem.row_embed"][0])
+    assert torch.allclose(rows[-1], old["stem.row_embed"][-1])
+    image = np.zeros((240, 320, 3), np.uint8)
+    assert OfaReasoner(fine, tokenizer).ask(image, QUESTIONS[:2])  # it answers at 300 tokens
+    with pytest.raises(ValueError, match="already has a 15x20"):
+        regrid_checkpoint(tmp_path / "fine", tmp_path / "again", token_stride=8)

@@ -172,3 +172,28 @@ def test_ask_many_equals_asking_each_image_alone(model, tokenizer):
         alone = reasoner.ask(image, questions)
         assert [a.text for a in answers] == [a.text for a in alone]
         assert np.allclose([a.score for a in answers], [a.score for a in alone], atol=1e-4)
+
+
+def test_token_stride_keeps_resolution_in_the_later_stem_stages():
+    # detector preset: 5 stages on 240x320; stride 16 stops halving after the fourth
+    coarse = preset("detector", vocab_size=300)
+    fine = preset("detector", vocab_size=300, token_stride=16)
+    assert (coarse.grid, coarse.patch_stride) == ((8, 10), 32)
+    assert (fine.grid, fine.patch_stride, fine.image_tokens) == ((15, 20), 16, 300)
+    assert fine.stage_strides == (2, 2, 2, 2, 1)
+    with torch.device("meta"):  # the same weights, so a coarse checkpoint loads into a fine net
+        a, b = OfaVqa(coarse).state_dict(), OfaVqa(fine).state_dict()
+    changed = {k for k in a if a[k].shape != b[k].shape}
+    assert changed == {"stem.row_embed", "stem.col_embed"}
+    images = torch.zeros(1, 3, 240, 320, dtype=torch.uint8)
+    small = preset("tiny", vocab_size=300, token_stride=8, d_model=32, heads=2,
+                   encoder_layers=1, decoder_layers=1, stem_channels=(8, 8, 16, 16))
+    assert OfaVqa(small).encode_images(images[..., :120, :160]).shape == (1, 15 * 20, 32)
+
+
+@pytest.mark.parametrize(("stem", "stride", "why"), [
+    ("resnet", 12, "power of two"), ("resnet", 32, "between 2 and 16"),
+    ("detector", 8, "already reach stride 16")])
+def test_a_token_stride_the_stem_cannot_make_is_refused(stem, stride, why):
+    with pytest.raises(ValueError, match=why):
+        preset("detector" if stem == "detector" else "tiny", token_stride=stride)
