@@ -48,7 +48,11 @@ SIXTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_sixth.jsonl"
 # A seventh set by a seventh hand, frozen before the reader's third round (the sixth set its
 # dev set) was measured on it once.
 SEVENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_seventh.jsonl"
-PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh")
+# An eighth set by an eighth hand, frozen before the reader's fourth round (the fourth to
+# seventh sets its dev sets, and its bank) was measured on it once.
+EIGHTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eighth.jsonl"
+PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
+         "eighth")
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -79,7 +83,8 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
         return (load_paraphrases(PARAPHRASE_FILE) + load_paraphrases(INDEPENDENT_FILE)
                 + load_paraphrases(THIRD_FILE, part="third")
                 + load_paraphrases(FOURTH_FILE) + load_paraphrases(FIFTH_FILE)
-                + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE))
+                + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE)
+                + load_paraphrases(EIGHTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
