@@ -92,10 +92,12 @@ def read_question(text: str) -> Question:
 
         if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
             raise
-        try:
-            return parse_question(question_reader.respell(text))  # "is ther a green blok"
+        try:  # "is ther a green blok", "the X is under the Y, isn't it"
+            return parse_question(question_reader.plain(text))
         except UnsupportedQuestion:
             pass
+        if question_reader.list_request(text):  # "an inventory of the table, please"
+            return Question("list_objects", {})
         try:
             return question_reader.read_nearest(text)[0]
         except UnsupportedQuestion as why:

@@ -136,3 +136,45 @@ def test_relations_said_with_a_verb_or_a_pronoun_keep_their_direction():
     assert p.relations == ("in",) and p.rel_target == 1  # "inside it": the white bowl
     supporting = take_apart("is the red block propping up the blue one")
     assert supporting.relations == ("below",) and supporting.rel_target == 1
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("The purple block is under the orange block, isn't it?",
+     "is the purple block under the orange block"),
+    ("every block in a bowl that is not its colour?",
+     "every block in a bowl that is a different color"),
+    ("What does the blue bowl contain?", "what is in the blue bowl"),
+    ("Is the purple block higher in the stack than the orange block?",
+     "is the purple block above the orange block"),
+    ("what r in the purple bowl", "what are in the purple bowl"),
+    ("Is ther a green blok?", "is there a green block"),
+    ("Is there a cyan bowl present?", "is there a cyan bowl"),
+])
+def test_what_people_say_around_a_program_is_put_in_plain_words(text, plain):
+    assert reader.plain(text) == plain
+
+
+def test_denied_sameness_is_heard_as_difference_not_refused_as_a_negation():
+    for text in ("every block in a bowl that is not its colour?",
+                 "Are all blocks in bowls whose colour doesn't match theirs?"):
+        assert read_question(text) == Question("all_in", {"mode": "different"}), text
+    with pytest.raises(UnsupportedQuestion):  # a negation no rewrite removes stays refused
+        read_question("which blocks are not in a bowl?")
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("Inventory of the table, please.", True), ("Please list the objects in view.", True),
+    ("What can you see in front of the camera?", True), ("Which things are on the worktop?", True),
+    ("What have we got here?", True),
+    ("list the red objects", False),  # a colour: not the whole list
+    ("how many objects are there", False), ("is everything in a bowl", False),
+    ("is every object on the table", False), ("list everything except the stand", False),
+])
+def test_a_request_for_the_list_of_objects_is_told_from_other_questions(text, wanted):
+    assert reader.list_request(text) is wanted
+
+
+def test_a_typo_in_a_bank_row_stays_a_slip_to_respell():
+    # "blok" is said by a bank row marked as a typo: it must not become a known word
+    assert "blok" not in reader.vocabulary() and "blok" in reader._slips()
+    assert reader.respell("is there a blok") == "is there a block"
