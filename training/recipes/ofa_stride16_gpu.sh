@@ -12,12 +12,17 @@
 # Steps: a 120-step probe measures steps/s with this data and machine, so the cosine schedule
 # of the real run ends inside TRAIN_S; if the run is still stopped early (`timeout`), the
 # newest checkpoint is exported instead and its config says so.
+# The stride-32 `ofa-custom` it started from is in git history (the shipped one is this
+# recipe's output):  git archive 482125b checkpoints/ofa-custom | tar x -C /tmp &&
+#                    mv /tmp/checkpoints/ofa-custom data/ofa-custom-s32
+# INIT at stride 16 (a run's model/) continues it instead: call 2 of the shipped model was
+#   INIT=runs/ofa16/model RUNS=runs/ofa16-2 TRAIN_S=520 LR=1e-4 bash ofa_stride16_gpu.sh
 # Data: data/ofa-lite.tar.xz (ofa_patch_gpu.sh's header says how it is made; unseen and
 # cogent_b stay out of training). Writes RUNS/ofa16/ and, fp16, EXPORT/ (the shipped form).
 set -euo pipefail
 CODEPLAN=${CODEPLAN:-codeplan}   # `python3 -m runtime.cli` where the package is not installed
 DATA=${DATA:-data/ofa-lite}
-INIT=${INIT:-checkpoints/ofa-custom}
+INIT=${INIT:-data/ofa-custom-s32}  # the stride-32 model, or a stride-16 run to continue
 RUNS=${RUNS:-runs}
 EXPORT=${EXPORT:-$RUNS/ofa16-export}
 TRAIN_S=${TRAIN_S:-400}
