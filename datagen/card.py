@@ -32,6 +32,12 @@ VARIANT_TEXT = {
                "from the left with shadows, a tiled table, rounded blocks, curved bowls; "
                "the jitter camera, blur 0.6 px, noise 2; the arm in view in 30% of the images. "
                "An evaluation set: never put it in a training mixture",
+    "studio": "a SECOND held-out look (issue 27, session 22), none of which the `random` "
+              "variant draws: a third palette (hand-picked paint-chip values inside each "
+              "name's range), a cool bright light from the right front without shadows, a "
+              "dark blue-green felt table, blocks chamfered by 45% and 12% larger, shallow "
+              "wide bowls of 10 facets; the jitter camera, noise 4; the arm in view in 30% of "
+              "the images. An evaluation set: never put it in a training mixture",
 }
 
 
@@ -51,7 +57,7 @@ def dataset_card(manifest: dict) -> str:
               f"{f['shard_seeds'][1]} |" for name, f in families.items()]
     lines += ["", "A scene is a function of its shard seed whatever the variant: a dataset at "
               "another `--seed-offset` shares none of these scenes.", ""]
-    if variant in ("random", "foreign"):
+    if variant in ("random", "foreign", "studio"):
         lines += ["Colour names (HSV boxes; hue in degrees, a range lo > hi wraps through 0):",
                   "", "| name | hue | saturation | value | foreign look's RGB |",
                   "|---|---|---|---|---|"]

@@ -28,7 +28,7 @@ import numpy as np
 from ravens_env.colors import COLORS_255, DARK_FACTOR
 from ravens_env.dimensions import BOWL_FLOOR, BOWL_FLOOR_RADIUS, BOWL_HEIGHT, BOWL_RADIUS
 
-LOOK_VARIANTS = ("random", "foreign")
+LOOK_VARIANTS = ("random", "foreign", "studio")
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,10 @@ FOREIGN_PALETTE: dict[str, tuple[int, int, int]] = {
 }
 # The stand is "brown" in every scene but is a wooden plank: its own, narrower range.
 STAND_RANGE = HSVRange((18.0, 32.0), (0.35, 0.55), (0.45, 0.70))
-TABLE_KINDS = ("plain", "wood", "noise")  # `random`; the foreign look's "tiles" is not here
+# `random`'s tables; the foreign look's "tiles" and the studio look's "felt" are not here.
+# grid / checker / stripes since session 22 (issue 27: the foreign look's tiled table was read
+# as blocks): a regular, high-contrast pattern, which makes the foreign look a dev look since.
+TABLE_KINDS = ("plain", "wood", "noise", "grid", "checker", "stripes")
 TABLE_RANGE = HSVRange((0.0, 360.0), (0.0, 0.25), (0.20, 0.55))  # dark to mid, low chroma
 
 
@@ -201,7 +204,7 @@ def check_look_variant(variant: str) -> str:
 def draw_look(variant: str, rng: np.random.Generator) -> Look:
     """The look of one image of `variant` (see the module doc); all of it from `rng`."""
     check_look_variant(variant)
-    return _random_look(rng) if variant == "random" else _foreign_look(rng)
+    return {"random": _random_look, "foreign": _foreign_look, "studio": _studio_look}[variant](rng)
 
 
 def _random_look(rng: np.random.Generator) -> Look:
@@ -241,6 +244,39 @@ def _foreign_look(rng: np.random.Generator) -> Look:
                 BlockMesh(rounding=0.3, scale=0.95),
                 BowlMesh(rim=0.066, height=0.036, floor=0.03, segments=40, curved=True),
                 noise=2.0, blur=0.6, arm=bool(rng.random() < 0.3))
+
+
+# The studio look's palette: a third designer's choice (hand-picked paint-chip values, none of
+# CLIPort's or the xkcd survey's), each inside its name's range. Written down, with the rest of
+# the look, before any model was measured on it (session 22).
+STUDIO_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (214, 28, 40),
+    "orange": (240, 128, 30),
+    "yellow": (238, 214, 58),
+    "green": (52, 150, 74),
+    "cyan": (64, 196, 214),
+    "blue": (44, 92, 204),
+    "purple": (140, 70, 168),
+    "pink": (246, 156, 190),
+    "brown": (138, 92, 56),
+    "white": (240, 240, 236),
+    "gray": (150, 150, 156),
+}
+
+
+def _studio_look(rng: np.random.Generator) -> Look:
+    """The second held-out look (issue 27), kept out of every training mixture: the studio
+    palette, a cool bright light from the right front without shadows (white balance and
+    ambient beyond `random`'s ranges), a dark blue-green felt table (woven texture; more
+    chroma than `random`'s tables), blocks chamfered by 45% and 12% larger, shallow wide bowls
+    of 10 facets. Only the arm and the felt's seed vary per image; the jitter camera."""
+    light = Light(direction=(0.5, 0.6, 0.62), color=(0.82, 0.9, 1.0), ambient=0.8,
+                  diffuse=0.3, specular=0.1, shadow=False)
+    table = Table(kind="felt", rgb=(34, 62, 74), seed=int(rng.integers(2**31)))
+    return Look("studio", dict(STUDIO_PALETTE), (150, 108, 70), light, table,
+                BlockMesh(bevel=0.45, scale=1.12),
+                BowlMesh(rim=0.072, height=0.025, floor=0.05, segments=10),
+                noise=4.0, blur=0.0, arm=bool(rng.random() < 0.3))
 
 
 def _round3(x, digits: int = 3):

@@ -78,11 +78,11 @@ def held_out_report(checkpoint_dir: Path, data_dir: Path) -> dict:
 
 def describe_overlaps(data_dir: Path, model: str, report: dict) -> list[str]:
     """One warning line per shared seed range, and one when a held-out look (the foreign
-    variant, Blender) was in training (empty when held out)."""
+    and studio variants, Blender) was in training (empty when held out)."""
     look = report.get("look") or {}
     seen_look = ([f"warning: {data_dir} is drawn in a look {model} was trained on "
                   f"({look['renderer']}, {look['variant']}): not a transfer figure"]
-                 if look.get("seen") and (look.get("variant") == "foreign"
+                 if look.get("seen") and (look.get("variant") in ("foreign", "studio")
                                           or look.get("renderer") == "blender") else [])
     return seen_look + [
         f"warning: {data_dir} is not held out from {model}: its {o['family']} scenes "
