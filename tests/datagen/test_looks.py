@@ -1,4 +1,5 @@
-"""Looks (issue 27): colour-name ranges, the random and foreign draws, and their rendering."""
+"""Looks (issue 27): colour-name ranges, the random, foreign and studio draws, and their
+rendering."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from datagen.families import FAMILIES
 from datagen.looks import (
     COLOR_RANGES,
     FOREIGN_PALETTE,
+    STUDIO_PALETTE,
     TABLE_KINDS,
     BlockMesh,
     HSVRange,
@@ -83,8 +85,34 @@ def test_the_foreign_look_is_nothing_the_random_variant_draws():
         assert look.colors != FOREIGN_PALETTE
 
 
+def test_the_studio_look_is_nothing_the_random_variant_draws():
+    studio = draw_look("studio", np.random.default_rng(0))
+    assert studio.colors == STUDIO_PALETTE and studio.table.kind == "felt"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in STUDIO_PALETTE.items())
+    assert STUDIO_PALETTE != FOREIGN_PALETTE and studio.light.ambient > 0.75
+    for i in range(300):
+        look = draw_look("random", np.random.default_rng([13, i]))
+        assert look.table.kind not in ("felt", "tiles") and look.colors != STUDIO_PALETTE
+        assert look.block.bevel < studio.block.bevel and look.block.scale < studio.block.scale
+        assert look.bowl.segments != studio.bowl.segments and look.light.ambient < 0.8
+
+
+@pytest.mark.parametrize("kind", ["grid", "checker", "stripes"])
+def test_regular_table_patterns_are_seeded_and_high_contrast(kind):
+    table = draw_look("random", np.random.default_rng(0)).table.__class__(
+        kind=kind, rgb=(100, 100, 100), seed=5)
+    a, b = table_texture(table, 256), table_texture(table, 256)
+    assert np.array_equal(a, b)  # the seed alone makes it
+    other = table_texture(table.__class__(kind=kind, rgb=(100, 100, 100), seed=6), 256)
+    assert not np.array_equal(a, other)
+    gray = a[..., 0].astype(float)
+    assert gray.max() - gray.min() > 25  # lines, squares or bands, not mottling
+    rows, cols = np.abs(np.diff(gray, axis=0)).mean(axis=1), np.abs(np.diff(gray, axis=1)).mean(0)
+    assert max(rows.max(), cols.max()) > 10 * max(np.median(rows), np.median(cols), 0.1)
+
+
 def test_an_unknown_look_is_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="random, foreign"):
+    with pytest.raises(ValueError, match="random, foreign, studio"):
         draw_look("photoreal", np.random.default_rng(0))
     with pytest.raises(ValueError, match="tiles"):
         table_texture(draw_look("random", np.random.default_rng(0)).table.__class__(kind="marble"))
@@ -179,3 +207,5 @@ def test_the_card_of_a_look_dataset_lists_the_ranges_and_marks_foreign_as_evalua
     assert all(f"| {name} |" in foreign for name in COLOR_RANGES)
     random = dataset_card({"settings": {"variant": "random"}, "families": fams})
     assert "domain randomisation" in random and "| block_bowl | 2 | 6 | 5-6 |" in random
+    studio = dataset_card({"settings": {"variant": "studio"}, "families": fams})
+    assert "SECOND held-out look" in studio and "never put it in a training mixture" in studio

@@ -107,6 +107,8 @@ def test_the_look_of_the_data_is_checked_against_the_training_looks(sets, tmp_pa
     assert "not a transfer figure" in line
     assert describe_overlaps(sets["val"], "m", {**foreign, "look": {
         **foreign["look"], "seen": False}}) == []
+    studio = {**foreign, "look": {**foreign["look"], "variant": "studio"}}
+    assert "not a transfer figure" in describe_overlaps(sets["val"], "m", studio)[0]
 
 
 def test_a_generated_dataset_has_a_card_that_says_its_variant(sets):
