@@ -20,6 +20,7 @@ from runtime.eval.question_paraphrases import (
     FOURTH_FILE,
     HELDOUT_SHA256,
     INDEPENDENT_FILE,
+    NINTH_FILE,
     PARAPHRASE_FILE,
     SEVENTH_FILE,
     SIXTH_FILE,
@@ -69,7 +70,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(FIFTH_FILE))
                                        + len(load_paraphrases(SIXTH_FILE))
                                        + len(load_paraphrases(SEVENTH_FILE))
-                                       + len(load_paraphrases(EIGHTH_FILE)))
+                                       + len(load_paraphrases(EIGHTH_FILE))
+                                       + len(load_paraphrases(NINTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -410,13 +412,15 @@ def test_the_third_set_is_frozen_measured_once_and_never_misread():
 # round), the fifth (the question reader's first version, commit 51ed5d2), the sixth (its
 # second round took the fifth as dev, commit 057bbf2) and the seventh (its third round took
 # the sixth as dev, commit 0cfc388) and the eighth (its fourth round took the fourth to seventh
-# as dev and bank, frozen in session 22 before the round was written).
+# as dev and bank, frozen in session 22 before the round was written); the ninth, frozen
+# in session 22 and not yet measured: the fifth round's held-out set.
 FROZEN = {
     "fourth": (FOURTH_FILE, "305a668748f8b81e6998d129d5fe3cf211f19135873b1ae5a78dd59a04836b9b"),
     "fifth": (FIFTH_FILE, "2dc1db572ecb9ca998fd7ec9eb9eeeb6b7fd76f1606a7a5f98f7df46f0f506ef"),
     "sixth": (SIXTH_FILE, "8e1c8b03f740089b085c97e02dffbeeece4549695142edca2124a59284d7af5f"),
     "seventh": (SEVENTH_FILE, "5675b675b2be76000c2a50666e6d172526d4e68090172c7940be83a5da7cae7d"),
     "eighth": (EIGHTH_FILE, "1e05f77985a9cc55495e60c3e13fdd906a42153382c080c6e89443e914332fbb"),
+    "ninth": (NINTH_FILE, "4fea2265b429dd8a41005f0f35d03b4ff616723ba73b37d8ba09a1beee7a0588"),
 }
 
 
