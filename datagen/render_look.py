@@ -24,6 +24,7 @@ from scipy.spatial import ConvexHull
 from datagen.looks import BlockMesh, BowlMesh, Look, Table, draw_look
 from datagen.render_pybullet import RenderedImage, camera_for, place_arm, scene_for_camera
 from datagen.scenes import SampledState
+from datagen.textures import table_texture
 from ravens_env.assets import lathe_mesh
 from ravens_env.bullet import pb
 from ravens_env.cameras import FrontCameraConfig
@@ -31,7 +32,6 @@ from ravens_env.colors import rgba
 from ravens_env.dimensions import BLOCK_SIZE, TABLE_RGBA
 
 TABLE_BODY = 0  # the env builds the table first after every reset
-TEXTURE_PX = 1024  # the 4 m table top at ~4 mm a texel
 AWAY = (0.0, 0.0, -5.0)  # where an object waits, out of view, while its stand-in is drawn
 
 
@@ -200,74 +200,6 @@ def table_texture_file(table: Table) -> Path:
         Image.fromarray(table_texture(table)).save(tmp)
         tmp.replace(path)  # atomic: parallel workers may make the same file
     return path
-
-
-def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
-    """(size, size, 3) uint8: `plain` (faint mottling), `wood` (grain along one axis),
-    `noise` (blotchy stone-like), `grid` / `checker` / `stripes` (regular high-contrast
-    patterns of drawn period, width and contrast: `_structured`), `tiles` (two-tone squares
-    with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look)."""
-    rng = np.random.default_rng(table.seed)
-    base = np.asarray(table.rgb, np.float32)
-    if table.kind == "plain":
-        shade = 1.0 + 0.03 * _smooth_noise(rng, size, 8)
-    elif table.kind == "wood":
-        rows = np.arange(size, dtype=np.float32)[:, None] * rng.uniform(0.15, 0.4)
-        warp = 6.0 * _smooth_noise(rng, size, 4)
-        shade = 1.0 + 0.12 * np.sin(rows + warp) + 0.04 * _smooth_noise(rng, size, 64)
-    elif table.kind == "noise":
-        shade = 1.0 + 0.18 * _smooth_noise(rng, size, 16) + 0.06 * _smooth_noise(rng, size, 96)
-    elif table.kind in ("grid", "checker", "stripes"):
-        shade = _structured(table.kind, rng, size)
-    elif table.kind == "felt":  # the studio look: a fine woven cross-hatch (held out)
-        yy, xx = np.mgrid[0:size, 0:size]
-        weave = np.sin((xx + yy) * 1.9) * np.sin((xx - yy) * 1.9)
-        shade = (1.0 + 0.10 * weave + 0.05 * _smooth_noise(rng, size, 32)).astype(np.float32)
-    elif table.kind == "tiles":
-        cell = size // 40  # 10 cm tiles on the 4 m top
-        yy, xx = np.mgrid[0:size, 0:size] // cell
-        shade = np.where((yy + xx) % 2 == 0, 1.0, 0.78).astype(np.float32)
-        grout = (np.mgrid[0:size, 0:size] % cell < 2).any(axis=0)
-        shade[grout] = 1.25
-    else:
-        raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, tiles, felt")
-    img = base[None, None, :] * shade[..., None]
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
-def _structured(kind: str, rng: np.random.Generator, size: int) -> np.ndarray:
-    """Shade of a regular pattern (issue 27: the foreign look's tiled table was read as blocks
-    at its grout crossings, and no randomised table had a regular, high-contrast pattern):
-    lines every 5-30 cm of 1-4 px, light or dark (`grid`), two-tone squares of 4-25 cm with or
-    without lines (`checker`), or bands of 2-15 cm along one axis (`stripes`)."""
-    px_per_cm = size / 400.0  # the texture spans the 4 m table top
-    yy, xx = np.mgrid[0:size, 0:size]
-    shade = 1.0 + 0.03 * _smooth_noise(rng, size, 8)
-    sign = 1.0 if rng.random() < 0.5 else -1.0  # light or dark lines / second tone
-    if kind == "stripes":
-        period = max(2, int(rng.uniform(2.0, 15.0) * px_per_cm))
-        along = xx if rng.random() < 0.5 else yy
-        band = (along // period) % 2 == 1
-        return np.where(band, shade * (1.0 + sign * rng.uniform(0.12, 0.35)), shade)
-    low, high = (4.0, 25.0) if kind == "checker" else (5.0, 30.0)
-    cell = max(3, int(rng.uniform(low, high) * px_per_cm))
-    if kind == "checker":
-        second = (yy // cell + xx // cell) % 2 == 1
-        shade = np.where(second, shade * (1.0 + sign * rng.uniform(0.1, 0.3)), shade)
-        if rng.random() < 0.5:
-            return shade.astype(np.float32)
-    width = int(rng.integers(1, 5))
-    lines = (yy % cell < width) | (xx % cell < width)
-    return np.where(lines, shade * (1.0 + (1.0 if rng.random() < 0.5 else -1.0)
-                                    * rng.uniform(0.2, 0.5)), shade).astype(np.float32)
-
-
-def _smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:
-    """Value noise in about [-1, 1]: `cells` x `cells` random values, bilinearly upsampled."""
-    coarse = rng.uniform(-1.0, 1.0, (cells + 1, cells + 1)).astype(np.float32)
-    img = Image.fromarray(coarse, mode="F").resize((size, size), Image.BILINEAR)
-    return np.asarray(img, np.float32)
 
 
 def _unit(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
