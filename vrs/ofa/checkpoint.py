@@ -127,8 +127,9 @@ def regrid_checkpoint(source: str | Path, out: str | Path, token_stride: int) ->
     Why not train the finer grid from scratch: the transformer, text and answer weights do
     not depend on how many image tokens there are, and they hold most of what GPU time bought.
     """
-    import torch.nn.functional as F
     from dataclasses import replace
+
+    import torch.nn.functional as F
 
     model, tokenizer = load_checkpoint(source)
     old = model.config
