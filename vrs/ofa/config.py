@@ -15,7 +15,9 @@ it, so every size lives here and goes into config.json; the presets name the two
         budget), each also given its own pixels pooled to 8x8 (`patch_pixels`: a first run
         without them, 1.1 M multi-task samples on a GPU, counted perfectly but named colours
         at chance -- the detector's deep features keep little colour); d_model 192,
-        4 encoder + 3 decoder layers, 6 heads.
+        4 encoder + 3 decoder layers, 6 heads. The shipped `ofa-custom` is this preset with
+        `token_stride` 16 (15x20 = 300 tokens; `codeplan ofa regrid`): +15.6 points on
+        Table 1 for ~1.6x the CPU time per question (docs/RESULTS.md).
   base  OFA-base's transformer (Wang et al., 2022): d_model 768, 6 encoder + 6 decoder layers,
         12 heads, FFN 3072, over 15x20 patch tokens from the full 240x320 image (stride 16);
         ~110 M parameters, for a GPU.
