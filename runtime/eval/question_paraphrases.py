@@ -56,6 +56,9 @@ EIGHTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eighth.jsonl"
 NINTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_ninth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
          "eighth", "ninth")
+# Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
+# so their one measurement is the round's held-out figure. Remove a part once measured.
+UNMEASURED = ("ninth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.

@@ -123,6 +123,7 @@ def test_slips_of_the_keyboard_are_respelled_only_into_the_languages_key_words()
         "is the purple block in the green bowl"
     assert reader.respell("Is the pink block round?") == "is the pink block round"  # a word
     assert reader.respell("is ther a red block") == "is ther a red block"  # there or their?
+    assert reader.respell("do u think") == "do u think"  # a real word, not a slip of "thing"
     assert read_question("is there a yelow blok on the stand?") == Question(
         "exists", {"type": "block", "color": "yellow", "rel": "on", "anchor": "stand"})
 
@@ -149,6 +150,12 @@ def test_relations_said_with_a_verb_or_a_pronoun_keep_their_direction():
     ("what r in the purple bowl", "what are in the purple bowl"),
     ("Is ther a green blok?", "is there a green block"),
     ("Is there a cyan bowl present?", "is there a cyan bowl"),
+    ("Is the cyan block being held by the purple bowl?", "is the cyan block in the purple bowl"),
+    ("Is the red block lower in the stack than the blue block?",
+     "is the red block below the blue block"),
+    ("Does any block sit on the pink block?", "is there any block on the pink block"),
+    ("are al the blocks in bowls u think", "are all the blocks in bowls you think"),
+    ("What's in the brown bowl, if anything?", "what is in the brown bowl"),
 ])
 def test_what_people_say_around_a_program_is_put_in_plain_words(text, plain):
     assert reader.plain(text) == plain

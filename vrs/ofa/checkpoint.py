@@ -122,7 +122,7 @@ def model_from_config(path: str | Path) -> nn.Module:
 def regrid_checkpoint(source: str | Path, out: str | Path, token_stride: int) -> dict:
     """Write `source`'s model at another token stride as a warm start for fine-tuning: every
     weight is kept (a stem stage past the new stride runs at stride 1 with the same kernels)
-    and the row / column position embeddings are resized bilinearly to the new grid.
+    and the row / column position embeddings are resized linearly to the new grid.
 
     Why not train the finer grid from scratch: the transformer, text and answer weights do
     not depend on how many image tokens there are, and they hold most of what GPU time bought.

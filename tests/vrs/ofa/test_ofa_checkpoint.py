@@ -101,3 +101,16 @@ def test_regrid_keeps_every_weight_and_resizes_the_positions(trained, tmp_path):
     assert OfaReasoner(fine, tokenizer).ask(image, QUESTIONS[:2])  # it answers at 300 tokens
     with pytest.raises(ValueError, match="already has a 15x20"):
         regrid_checkpoint(tmp_path / "fine", tmp_path / "again", token_stride=8)
+
+
+def test_regrid_from_the_command_line_names_a_bad_stride(trained, tmp_path, capsys):
+    from runtime.cli import main
+
+    model, tokenizer = trained
+    save_checkpoint(tmp_path / "coarse", model, tokenizer=tokenizer)
+    assert main(["ofa", "regrid", str(tmp_path / "coarse"), str(tmp_path / "x"),
+                 "--token-stride", "12"]) == 2
+    assert "token_stride 12 must be a power of two" in capsys.readouterr().err
+    assert main(["ofa", "regrid", str(tmp_path / "coarse"), str(tmp_path / "fine"),
+                 "--token-stride", "8"]) == 0
+    assert json.loads(capsys.readouterr().out)["grid"] == [15, 20]
