@@ -297,16 +297,17 @@ def _rendered(rng: np.random.Generator) -> list[tuple[str, Question]]:
     return out
 
 
+def _bank_rows() -> list[dict]:
+    """The raw rows (question, template, params, why) of the sets in `BANK_FILES`."""
+    return [json.loads(line) for name in BANK_FILES
+            for line in (Path(__file__).parent / name).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
 def _dev_rows() -> list[tuple[str, Question | None]]:
     """The rows of the paraphrase sets used as dev (`BANK_FILES`)."""
-    rows = []
-    for name in BANK_FILES:
-        for line in (Path(__file__).parent / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                r = json.loads(line)
-                rows.append((r["question"], None if r["template"] is None
-                             else Question(r["template"], r["params"])))
-    return rows
+    return [(r["question"], None if r["template"] is None
+             else Question(r["template"], r["params"])) for r in _bank_rows()]
 
 
 def known_frames() -> list[tuple[str, dict[str, str] | None, frozenset[str]]]:
@@ -422,12 +423,9 @@ def _slips() -> set[str]:
     """Words only the bank's rows marked as typos say ("blok", "diffrent"): their frames join
     the bank, but their slips must stay slips, or `respell` would keep them."""
     said, slipped = set(), set()
-    for name in BANK_FILES:
-        for line in (Path(__file__).parent / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                typo = re.search(r"typo|texting|misspel", row.get("why", ""), re.IGNORECASE)
-                (slipped if typo else said).update(fold_question(row["question"]).split())
+    for row in _bank_rows():
+        typo = re.search(r"typo|texting|misspel", row.get("why", ""), re.IGNORECASE)
+        (slipped if typo else said).update(fold_question(row["question"]).split())
     return slipped - said - {w for t in TEMPLATES for p in t.phrasings for w in p.words()}
 
 
