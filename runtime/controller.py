@@ -246,6 +246,7 @@ class Controller:
         self.watcher = MotionWatcher(toolbox, self._count_look) if mode == WATCH_MODE else None
         self._tools_next: dict[str, tuple[str, ...]] = {}  # block -> tools its redo must use
         self._halts: dict[Claim, int] = {}  # halts per step (monitor mode)
+        self._missed: dict[Claim, int] = {}  # missing effects per step (symbolic modes)
         self.gate = gate  # ConceptAgent's precondition check before each put, or None
 
     # -- primitives ------------------------------------------------------------------------
@@ -284,13 +285,19 @@ class Controller:
 
     def _monitored(self, claim: Claim) -> None:
         """Symbolic modes: preconditions, the action, effects; a failure stops the codeplan
-        (`Replan`) instead of redoing the action, as DKPROMPT replans."""
+        (`Replan`) instead of redoing the action, as DKPROMPT replans. With tool switching, a
+        put whose effects were missing SWITCH_AFTER times in this episode (each time the
+        replan asked for it again) runs with the grounded tools, as progress mode's redo
+        does: the learned actor that picked the red block for "purple" twice will again."""
         view = self._view()
         source = self.monitor.belief.where(claim.pick) if self.monitor.belief else None
         why = self.monitor.before(view, claim.pick, claim.targets)
         if why is None:
-            self._execute(claim)
+            missed = self._missed.get(claim, 0)
+            self._execute(claim, switch=self.tool_switch and missed >= SWITCH_AFTER)
             why = self.monitor.after(view, claim.pick, claim.targets, source)
+            if why is not None:
+                self._missed[claim] = missed + 1
         if why is not None:
             self.counters.retries += 1  # a replan stands where progress mode's redo stands
             self._put_down_held(view)
@@ -300,12 +307,16 @@ class Controller:
         """Before a replan, finish the put whose place did not let go. Why: the planner's
         model has no holding(b) (a put is one action), so a plan from the belief may start
         with another block, whose precondition handempty then fails on every replan; the
-        held block's own put — the last one executed — is what the plan meant for it."""
+        held block's own put — the last one executed — is what the plan meant for it. A
+        block the actor picked by mistake goes where that put was going (the cup places
+        what it holds wherever the next action places), and the replan moves it on from
+        there: left in the cup, every replan failed on handempty to the budget (dev seed
+        5033 of the mismatched task)."""
         held = view.holding()
         last = self.history[-1] if self.history else None
-        if held is None or last is None or last[0] != held:
+        if held is None or last is None or held in Claim(*last).targets:
             return
-        claim = Claim(*last)
+        claim = Claim(held, last[1])
         self._execute(claim)
         self.monitor.after(view, held, claim.targets, None)
 

@@ -140,6 +140,35 @@ def test_after_two_failures_the_grounded_grasp_does_the_step_and_then_switches_b
     assert [s["tools"] for s in switches] == [["grasp"], ["grasp"]]
 
 
+def _replans_until_it_holds(c: Controller, block: str, bowl: str, tries: int) -> int:
+    """DKPROMPT's loop for one put: each missing effect stops the codeplan (`Replan`) and
+    the replan asks for the same put again; how many puts it took."""
+    for attempt in range(1, tries + 1):
+        try:
+            c.put_first_on_second(block, bowl)
+            return attempt
+        except Replan:
+            continue
+    return 0
+
+
+@pytest.mark.parametrize("switch", [False, True])
+def test_dkprompt_mode_switches_to_the_tools_after_two_missing_effects(env, tmp_path, toolbox,
+                                                                      switch):
+    env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    bowl = block.replace("block", "bowl")
+    c = _controller(env, tmp_path, "dkprompt", toolbox, switch, MissActor(env))
+    c.monitor.start(env.scene(visibility=False).names(), [])
+    puts = _replans_until_it_holds(c, block, bowl, 4)
+    if not switch:  # the learned actor misses the same way every time
+        assert puts == 0 and c.counters.tool_uses == 0
+        return
+    assert puts == 3 and c.counters.tool_uses == 1  # two misses, then the grounded grasp
+    assert step_holds(env.scene(visibility=False), f"put the {block} in the {bowl}")
+    assert [s["tools"] for s in _events(c, "tool_switch")] == [["grasp"]]
+
+
 def test_monitor_mode_halts_a_wrong_block_lift_puts_it_back_and_grasps(env, tmp_path,
                                                                       toolbox):
     env.reset(TASK, 5000)

@@ -322,3 +322,45 @@ def test_the_shipped_default_reasoner_gets_its_tuned_unsure_threshold():
     name = load_reasoner(DEFAULT).name
     assert name in UNSURE_BELOW
     assert unsure_below(name) > 0.0
+
+
+def test_a_wrong_block_the_cup_did_not_let_go_goes_where_the_put_was_going(tmp_path,
+                                                                          monkeypatch):
+    """The learned actor lifts the wrong block and the cup does not let go of it: the held
+    block is not the put's, so finishing 'its' put is no option; left in the cup, every
+    replan met handempty false until the plan budget ran out (dev seed 5033)."""
+    from dataclasses import replace
+
+    from ravens_env.agents.oracle import OracleActor
+    from ravens_env.env import TabletopEnv
+    from ravens_env.situations import Situations
+
+    execute, act = TabletopEnv.execute, OracleActor.act
+    wrong: list[str] = []
+
+    def once_held(env, action):  # only the first place fails to let go
+        obs = execute(env, action)
+        env.situations = Situations()
+        return obs
+
+    def wrong_block_first(actor, obs, instruction):
+        action = act(actor, obs, instruction)
+        if wrong:
+            return action
+        blocks = [o.name for o in actor.env.scene(visibility=False).objects
+                  if o.type == "block" and o.name not in instruction]
+        wrong.append(blocks[0])
+        return replace(action, pick=act(actor, obs, f"put the {blocks[0]} on the "
+                                                    f"{blocks[1]}").pick)
+
+    monkeypatch.setattr(TabletopEnv, "execute", once_held)
+    monkeypatch.setattr(OracleActor, "act", wrong_block_first)
+    result = run_episode(RunConfig(task="put-blocks-in-mismatched-bowls", seed=0,
+                                   mode="dkprompt", actor="oracle", reasoner="oracle",
+                                   situations="place_held=1.0", runs_dir=tmp_path,
+                                   report=False))
+    assert result.success, result.failure_reason
+    actions = [e for e in read_trace(result.run_dir)[1] if e["type"] == "action"]
+    assert actions[0]["holding"] == wrong[0]
+    place = actions[0]["instruction"].split(" in the ")[1]
+    assert actions[1]["instruction"] == f"put the {wrong[0]} in the {place}"
