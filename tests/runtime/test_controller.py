@@ -277,6 +277,22 @@ def test_later_looks_keep_the_hidden_blocks_of_the_first_look(tmp_path):
     assert any(e.get("unseen") == [str(base), str(top)] for e in events)
 
 
+def test_a_stand_covered_by_its_blocks_stays_in_the_objects_and_its_claims_hold(tmp_path):
+    """A pyramid's rows can hide the whole stand: a replan written without it refused
+    "names the stand, which is not in the scene". A claim on the unseen stand under a block
+    seen on it is unseen, not "no"."""
+    base, top = Claim("brown block", "stand"), Claim("pink block", "brown block")
+    reasoner = _Hiding(["brown block", "pink block", "stand"],
+                       {"is the pink block on the brown block?"})
+    world = _World({}, {})
+    c = _hiding(tmp_path, reasoner, world)
+    c.perceive_objects()
+    reasoner.visible = ["brown block", "pink block"]
+    assert c.perceive_objects() == ["brown block", "pink block", "stand"]
+    c._hold([base, top])
+    assert world.log == []  # the base claim is not redone
+
+
 def test_a_hidden_block_with_nothing_seen_on_it_is_redone(tmp_path):
     reasoner = _Hiding(["red block", "stand"], set())
     world = _World({}, {})
