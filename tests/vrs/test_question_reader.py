@@ -73,7 +73,11 @@ def test_a_frame_lends_its_program_only_when_the_question_fits_it():
     assert reader._fill(count, take_apart("how many blocks")) == Question("count",
                                                                           {"type": "block"})
     typed = {"template": "=count", "type": "alpha.type"}
-    assert reader._fill(typed, take_apart("how many green blocks")) is None  # colour dropped
+    assert reader._fill(typed, take_apart("how many green blocks")) == Question(
+        "count", {"type": "block", "color": "green"})  # the colour joins its typed letter
+    asked = {"template": "=query_color", "type": "alpha.type", "rel": "rel",
+             "anchor": "beta.place"}  # ... but no colour param: the colour would be dropped
+    assert reader._fill(asked, take_apart("what color is the green block on the stand")) is None
     assert reader._fill(typed, take_apart("how many blocks on the blue bowl")) is None
     below = {"template": "=relate_object", "rel": "~on", "anchor": "alpha.place"}
     assert reader._fill(below, take_apart("what is the red block on")) == Question(
@@ -185,3 +189,124 @@ def test_a_typo_in_a_bank_row_stays_a_slip_to_respell():
     # "blok" is said by a bank row marked as a typo: it must not become a known word
     assert "blok" not in reader.vocabulary() and "blok" in reader._slips()
     assert reader.respell("is there a blok") == "is there a block"
+
+
+# -- the fifth round (the eighth set as dev) ---------------------------------------------------
+@pytest.mark.parametrize(("text", "plain"), [
+    ("Is each block in a bowl of a non-matching colour?",
+     "is each block in a bowl of a mismatching color"),
+    ("are all blocks resting in some bowl or other", "are all blocks resting in some bowl"),
+    ("How many cubes is the brown bowl holding?", "how many blocks are in the brown bowl"),
+    ("Identify whatever is on top of the stand.", "what is on top of the stand"),
+    ("On the stand there's a block. Which colour is it?",
+     "on the stand there is a block which color is it"),
+    ("There is a bowl left of the stand. What colour is it?",
+     "what color is the bowl left of the stand"),
+    ("Is each green block in a green bowl, each pink block in a pink bowl?",
+     "is every block in a bowl of the same color"),
+    ("Are all the blocks in bowls of their own colour, e.g. the cyan block in the cyan bowl?",
+     "are all the blocks in bowls of their own color"),
+])
+def test_round_five_wordings_are_put_in_plain_words(text, plain):
+    assert reader.plain(text) == plain
+
+
+def test_a_denial_no_rewrite_makes_plain_is_a_guard():
+    """"non" denies what follows: "a non-matching colour" is a difference, and a "non" left
+    over ("non-adjacent") must refuse rather than be dropped."""
+    assert read_question("Is each block in a bowl of a non-matching colour?") == Question(
+        "all_in", {"mode": "different"})
+    assert take_apart("is the red block non adjacent to the blue block").guards == {"non"}
+
+
+def test_examples_of_one_colour_pairs_say_the_same_mode_and_one_pair_alone_does_not():
+    assert read_question("Is each green block in a green bowl, each pink block in a pink bowl?"
+                         ) == Question("all_in", {"mode": "same"})
+    assert read_question("is every orange block in an orange bowl and so on") == Question(
+        "all_in", {"mode": "same"})
+    for text in ("is every orange block in an orange bowl",  # about orange blocks only
+                 "is every red block in a blue bowl, every blue block in a red bowl"):
+        with pytest.raises(UnsupportedQuestion):
+            read_question(text)
+
+
+def test_every_bowl_is_quantified_by_no_program():
+    """all_in quantifies blocks; "does each bowl hold a block" asks of every bowl (refused),
+    and must not fall back to "is there a block in a bowl" either."""
+    assert take_apart("does each bowl hold a block").quantified == {0}
+    assert take_apart("are all of the bowls holding a block").quantified == {0}
+    for text in ("Does each bowl hold a block?", "does every single bowl have a cube in it",
+                 "are all of the bowls holding a cube"):
+        with pytest.raises(UnsupportedQuestion):
+            read_question(text)
+
+
+def test_all_in_says_in_and_every_block_is_not_some_block():
+    """all_in asks whether blocks are *in* bowls; "every block" said of another relation has
+    no program, and must not fall back to "is there a block ..." (exists)."""
+    for text in ("Is each block resting on the stand?", "are all cubes on top of other cubes"):
+        with pytest.raises(UnsupportedQuestion):
+            read_question(text)
+    assert read_question("count each block resting on the stand") == Question(
+        "count", {"type": "block", "rel": "on", "anchor": "stand"})
+
+
+def test_a_relation_said_forwards_leads_to_the_anchor_even_when_the_frame_fixes_it():
+    assert read_question("Is the cyan block supported by the wooden stand?") == Question(
+        "relation_yes_no", {"subject": "cyan block", "rel": "on", "anchor": "stand"})
+    assert read_question("is the blue block being held up by the red block") == Question(
+        "relation_yes_no", {"subject": "blue block", "rel": "on", "anchor": "red block"})
+
+
+def test_a_relation_fixed_by_the_frames_verb_must_be_the_one_the_question_says():
+    holding = {"template": "=relation_yes_no", "anchor": "alpha.place", "rel": "=in",
+               "subject": "beta.place"}  # "is the alpha holding the beta"
+    assert reader._fill(holding, take_apart("is the red block held up by the blue block")) is None
+    assert reader._fill(holding, take_apart("is the red bowl holding the blue block")) == Question(
+        "relation_yes_no", {"subject": "blue block", "rel": "in", "anchor": "red bowl"})
+
+
+def test_is_there_asks_for_existence_not_about_a_named_object():
+    p = take_apart("is there an orange block lying right on the table")
+    assert p.existential
+    named = {"template": "=relation_yes_no", "anchor": "beta.place", "rel": "rel",
+             "subject": "alpha.place"}  # "is the alpha lying on the beta"
+    assert reader._fill(named, p) is None
+    assert read_question("Is there an orange block lying squarely on the table?") == Question(
+        "exists", {"type": "block", "color": "orange", "rel": "on", "anchor": "table"})
+
+
+def test_a_frame_said_without_a_colour_takes_the_colour_of_its_typed_letter():
+    typed = {"template": "=exists", "anchor": "beta.place", "rel": "rel", "type": "alpha.type"}
+    assert reader._fill(typed, take_apart("any orange blocks resting flat on the stand")) == \
+        Question("exists", {"type": "block", "color": "orange", "rel": "on", "anchor": "stand"})
+
+
+def test_a_kind_said_is_not_dropped_for_a_fixed_object():
+    anything = {"template": "=query_color", "anchor": "alpha.place", "rel": "rel",
+                "type": "=object"}  # "what color is whatever is in front of the alpha"
+    p = take_apart("in the blue bowl sits a block what color is it")
+    assert reader._fill(anything, p) is None
+    assert reader._fill(anything, take_apart("in the blue bowl sits something what color is it")
+                        ) == Question("query_color", {"type": "object", "rel": "in",
+                                                      "anchor": "blue bowl"})
+
+
+def test_it_stands_for_the_object_said_definitely_and_one_for_the_kind_said_before():
+    assert take_apart("has the brown bowl got anything inside it").rel_target == 0
+    assert take_apart("does the red bowl hold a block in it").rel_target == 0
+    assert take_apart("is there a cyan bowl with a block in it").rel_target == 0  # none definite
+    one = take_apart("how many blocks sit on top of the green one")
+    assert one.mentions[1] == Mention("green", "block") and one.rel_target == 1
+    assert take_apart("is the red block in the blue one").mentions[1].type is None  # no block
+    assert read_question("Has the brown bowl got anything inside it?") == Question(
+        "exists", {"type": "object", "rel": "in", "anchor": "brown bowl"})
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("List the blocks, the bowls and anything else you see.", True),
+    ("enumerate the cubes, bowls, stand and so on", True),
+    ("list the blocks and the bowls", False),  # only some kinds
+])
+def test_kinds_said_as_examples_of_everything_ask_for_the_list(text, wanted):
+    assert reader.list_request(text) is wanted
