@@ -17,8 +17,6 @@ _QUANT = r"(?:every|each|all(?: the| of the)?)"
 _REWRITES = [(re.compile(p), r) for p, r in (
     # two sentences, one question: "in the blue bowl there's a block. what colour is it?"
     (r"(?<=[a-z])[.?!]+ (?=[a-z])", " "),
-    # a tag question asks the statement: "the X is under the Y, isn't it"
-    (r"^(the .+?) (is|are) (.+?) (?:is|are) not (?:it|they|there)$", r"\2 \1 \3"),
     # sameness denied is difference: "a bowl that is not its colour", "does not match theirs",
     # "a non-matching colour", "unmatched"
     (r"\b(?:does|do) not match\b", "mismatch"),
@@ -86,8 +84,92 @@ def by_example(text: str) -> str:
     return "is every block in a bowl of the same color"
 
 
+# -- a tag question asks its statement ---------------------------------------------------------
+# the tag, folded: "isn't it" / "aren't they" / "doesn't it" / "isn't there", "can't you", "right"
+# (not "on the right": a relation), "correct", "is that right", "am i right", "no", ...
+_TAG = re.compile(r" (?:(?:is|are|does|do|has|have|was|were|can|could) ?not (?:it|they|there|that|"
+                  r"this|you|we)|(?:is|was) (?:that|it) (?:right|correct|true|so)|am i right|"
+                  r"(?<!the )right|correct|true|(?<!or )(?:yes|no)|yes or no|true or false|"
+                  r"or not|yeah|yep|ok|okay|eh|huh|innit)$")
+_ASKED = re.compile(r"^(?:is|are|does|do|has|have|can|could|what|which|how)\b")
+_HAS = {"has": "have", "holds": "hold", "contains": "contain", "carries": "carry", "sits": "sit",
+        "rests": "rest", "lies": "lie", "stands": "stand"}
+_SUBJECT = r"((?:the|every|each|all|a|an|some|any)\b(?:(?!\b(?:that|which|who)\b).)*?)"
+_STATEMENTS = (
+    (re.compile(rf"^{_SUBJECT} (has|have) been (.+)$"), lambda m: f"{m[2]} {m[1]} been {m[3]}"),
+    (re.compile(rf"^{_SUBJECT} (is|are) (.+)$"), lambda m: f"{m[2]} {m[1]} {m[3]}"),
+    (re.compile(rf"^{_SUBJECT} (has|holds|contains|carries|sits|rests|lies|stands) (.+)$"),
+     lambda m: f"does {m[1]} {_HAS[m[2]]} {m[3]}"),
+    (re.compile(rf"^{_SUBJECT} (have|hold|contain|carry|sit|rest|lie|stand) (.+)$"),
+     lambda m: f"do {m[1]} {m[2]} {m[3]}"),
+    (re.compile(r"^(you|we) (?:can )?(see|have) (.+)$"),
+     lambda m: f"{'can' if ' can ' in m[0] else 'do'} {m[1]} {m[2]} {m[3]}"),
+)
+
+
+def tag_question(text: str) -> str:
+    """"every block is in a bowl, isn't it?", "there's a brown block, right?", "the bowl has a
+    block in it, doesn't it?" ask the statement before the tag ("is every block in a bowl").
+    Why: the tag's "not" is no negation of the statement (it is a guard word), and the statement
+    order is one no phrasing hears. A stem that is no plain statement ("the block that is ...")
+    keeps its tag, and so stays refused."""
+    tag = _TAG.search(text)
+    if tag is None:
+        return text
+    stem = text[:tag.start()]
+    if _ASKED.match(stem):  # "is there a brown block somewhere, isn't there" (folded)
+        return stem
+    for pattern, asked in _STATEMENTS:
+        m = pattern.match(stem)
+        if m:
+            return asked(m)
+    return text
+
+
+# -- a colour said as a condition of its own --------------------------------------------------
+_COLORS = "|".join(ALL_COLORS)
+_KINDS = r"blocks?|bowls?|objects?|things?"
+# where a condition says a place: a relation, or a posture before one
+_WHERE = (r"(?:in|inside|within|on|onto|under|underneath|beneath|below|above|over|left|right|"
+          r"to|behind|sitting|resting|lying|stacked|placed|located|standing|kept|put|found|set|"
+          r"held|contained|stored|positioned)\b")
+_AND_WHERE = re.compile(rf"\b({_KINDS}) ((?:that|which) )?((?:is|are) )?(?:both )?({_COLORS}) and "
+                        rf"(?={_WHERE})")
+_SOME = frozenset({"any", "a", "an", "some", "there"})  # "is any block white and in a bowl"
+_WHERE_AND = re.compile(rf"^how many ((?:of )?(?:the )?)({_KINDS}) (is|are) ({_WHERE}.*?) and "
+                        rf"(?:(?:is|are) )?({_COLORS})$")
+_WHERE_ARE = re.compile(rf"^how many ((?:of )?(?:the )?)({_KINDS}) ({_WHERE}.*?) (?:is|are) "
+                        rf"({_COLORS})$")
+
+
+def colour_condition(text: str) -> str:
+    """"how many of the blocks are white and sitting in a bowl", "... are in a bowl and white",
+    "how many blocks in bowls are white", "is there a block that is white and on the stand":
+    the colour said as a condition is the colour of the counted kind ("how many of the white
+    blocks are sitting in a bowl"). Why: no phrasing hears a colour and a place joined by "and",
+    and the frame of two conditions reads like a disjunction's. Only a colour joins, and only a
+    place after it ("white and red" stays two colours); a kind already coloured stays as said."""
+    m = _WHERE_AND.match(text) or _WHERE_ARE.match(text)
+    if m and m.re is _WHERE_AND:
+        return f"how many {m[1]}{m[5]} {m[2]} {m[3]} {m[4]}"
+    if m:
+        return f"how many {m[1]}{m[4]} {m[2]} are {m[3]}"
+
+    def joined(m: re.Match) -> str:
+        before = m.string[:m.start()].split()
+        if before and before[-1] in ALL_COLORS:
+            return m[0]  # "red blocks that are white and ...": two colours
+        if not m[3] and not (before and before[-1] in _SOME):
+            return m[0]  # "is the block white and in a bowl" asks two things of one block
+        return f"{m[4]} {m[1]} {m[2] or ''}{m[3] or ''}"
+
+    return _AND_WHERE.sub(joined, text)
+
+
 def rewrite(text: str) -> str:
     """`text` (folded, respelled) in the plainer words the rules above know."""
-    for pattern, replacement in _REWRITES:
+    for n, (pattern, replacement) in enumerate(_REWRITES):
         text = pattern.sub(replacement, text)
-    return by_example(" ".join(text.split()))
+        if n == 0:  # two sentences joined, the tag's statement asked before the other rules
+            text = tag_question(text)
+    return by_example(colour_condition(" ".join(text.split())))

@@ -146,6 +146,26 @@ _DIFFERENT_ONE = _alts(
     "a bowl with a different color", "a non matching bowl", "a non-matching bowl",
     "a bowl of some other color", "a bowl of a color other than its own",
     "a wrong colored bowl", "a bowl of the wrong color", "a bowl of other color")
+# The colour of an object in / on "a bowl", "another block": only the support relations, whose
+# executor picks the first of several by name; a direction from "a bowl" has no one place to
+# measure from (and relate_object's executor holds no group: "what is in a bowl" stays refused).
+_SUPPORT_WORDS = {"in": "(in|inside|within)", "on": "(on|on top of|atop|upon)",
+                  "above": "(above|over)", "below": "(below|under|beneath|underneath)"}
+_COLOR_ONE = ("(what color is|which color is|what is the color of|which is the color of"
+              "|the color of|what is the color for)")
+
+
+def _color_of_any() -> tuple[Phrasing, ...]:
+    """query_color with an indefinite anchor: "what colour is the block that's sitting in a
+    bowl?", "what colour block is on another block?" (parse-only; see `_SUPPORT_WORDS`)."""
+    place = "(|the|a) {anchor:anyplace} " + _TAIL
+    return tuple(
+        phrasing for rel, words in _SUPPORT_WORDS.items() for phrasing in (
+            Q(f"{_COLOR_ONE} [the] {{type}} {_THAT_IS} {_POSTURE} {words} {place}", rel=rel),
+            Q(f"(what|which) color {{type}} (is|sits|lies|rests) {_POSTURE} {words} {place}",
+              rel=rel)))
+
+
 _ANY_MANY = ("(bowls|a bowl|the bowls|some bowl|some bowls|any bowl|any bowls|one of the bowls|"
              "bowls of any color)")
 _ANY_ONE = "(a bowl|some bowl|any bowl|one of the bowls|one bowl|a bowl of any color)"
@@ -306,6 +326,7 @@ TEMPLATES: tuple[Template, ...] = (
         Q(f"{_COLOR_OF} [the] {{type}} (containing|holding|that contains|that holds|"
           f"which contains|which holds|with|that has|which has|supporting|carrying) [the] "
           f"{{anchor:obj}} (|in it|on it|on top of it|on top)", rel="below"),
+        *_color_of_any(),
     )),
     Template("list_objects", "objects", "every object in the scene, sorted by name", (
         P("(what|which) objects are (on the table|there|in the scene)"),

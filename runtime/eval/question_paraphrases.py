@@ -54,11 +54,14 @@ EIGHTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eighth.jsonl"
 # A ninth set by a ninth hand, frozen (session 22) before any reader was measured on it: the
 # held-out set of the reader's fifth round, with the eighth as its dev set.
 NINTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_ninth.jsonl"
+# A tenth set by a tenth hand, frozen (session 23) before any reader was measured on it: the
+# held-out set of the reader's sixth round, with the ninth as its dev set.
+TENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_tenth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
-         "eighth", "ninth")
+         "eighth", "ninth", "tenth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("ninth",)
+UNMEASURED = ("tenth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -90,7 +93,8 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(THIRD_FILE, part="third")
                 + load_paraphrases(FOURTH_FILE) + load_paraphrases(FIFTH_FILE)
                 + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE)
-                + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE))
+                + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE)
+                + load_paraphrases(TENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -24,6 +24,7 @@ from runtime.eval.question_paraphrases import (
     PARAPHRASE_FILE,
     SEVENTH_FILE,
     SIXTH_FILE,
+    TENTH_FILE,
     THIRD_FILE,
     evaluate,
     load_paraphrases,
@@ -71,7 +72,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(SIXTH_FILE))
                                        + len(load_paraphrases(SEVENTH_FILE))
                                        + len(load_paraphrases(EIGHTH_FILE))
-                                       + len(load_paraphrases(NINTH_FILE)))
+                                       + len(load_paraphrases(NINTH_FILE))
+                                       + len(load_paraphrases(TENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -317,11 +319,29 @@ def test_generic_anchor_programs_render_and_parse_back(program):
 
 
 def test_generic_anchors_are_not_for_templates_that_want_one_object():
+    """relate_object's executor holds no group; query_color takes one only by a support
+    relation (a direction from "a bowl" has no one place to measure from)."""
     for program in (Question("relate_object", {"rel": "in", "anchor": "any bowl"}),
-                    Question("query_color", {"type": "block", "rel": "in",
+                    Question("query_color", {"type": "block", "rel": "left",
                                              "anchor": "any bowl"})):
         with pytest.raises(UnsupportedQuestion):
             validate_question(program)
+
+
+@pytest.mark.parametrize(("text", "program", "answer"), [
+    ("what colour is the cube that's resting inside a dish?",
+     Question("query_color", {"type": "block", "rel": "in", "anchor": "any bowl"}), "green"),
+    ("which colour block sits on top of another block?",
+     Question("query_color", {"type": "block", "rel": "on", "anchor": "any block"}), "pink"),
+    ("what is the color of the block underneath some block?",
+     Question("query_color", {"type": "block", "rel": "below", "anchor": "any block"}),
+     "yellow"),
+])
+def test_the_colour_of_an_object_in_a_group_is_read_and_answered(bowls_scene, text, program,
+                                                                  answer):
+    assert parse_question(text) == program
+    assert parse_question(render_question(program)) == program
+    assert answer_question(program, bowls_scene) == answer
 
 
 def test_the_tokenizer_corpus_is_unchanged():
@@ -421,6 +441,7 @@ FROZEN = {
     "seventh": (SEVENTH_FILE, "5675b675b2be76000c2a50666e6d172526d4e68090172c7940be83a5da7cae7d"),
     "eighth": (EIGHTH_FILE, "1e05f77985a9cc55495e60c3e13fdd906a42153382c080c6e89443e914332fbb"),
     "ninth": (NINTH_FILE, "4fea2265b429dd8a41005f0f35d03b4ff616723ba73b37d8ba09a1beee7a0588"),
+    "tenth": (TENTH_FILE, "344639c859cccd36f5bc0ce2f30711589401dcc7dba071313f13878f6c3d3c5a"),
 }
 
 

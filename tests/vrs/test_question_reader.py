@@ -310,3 +310,77 @@ def test_it_stands_for_the_object_said_definitely_and_one_for_the_kind_said_befo
 ])
 def test_kinds_said_as_examples_of_everything_ask_for_the_list(text, wanted):
     assert reader.list_request(text) is wanted
+
+
+# -- the sixth round (the ninth set as dev) ----------------------------------------------------
+@pytest.mark.parametrize(("text", "plain"), [
+    ("Each cube sits in a dish, doesn't it?", "does each block sit in a bowl"),
+    ("There's an orange bowl left of the stand, right?",
+     "is there a orange bowl left of the stand"),
+    ("The cyan bowl holds a block, doesn't it?", "does the cyan bowl hold a block"),
+    ("You can see a purple block, can't you?", "can you see a purple block"),
+    ("the gray block has been put on the stand, hasn't it",
+     "has the gray block been put on the stand"),
+    ("Is the red block on the right?", "is the red block on the right"),  # a place, not a tag
+    ("the gray block is on the stand, yes or no", "is the gray block on the stand"),
+])
+def test_a_tag_question_asks_its_statement(text, plain):
+    assert reader.plain(text) == plain
+
+
+def test_a_tag_question_is_read_and_a_denied_statement_stays_refused():
+    assert read_question("All of the cubes are in bowls of another colour, aren't they?") == \
+        Question("all_in", {"mode": "different"})
+    for text in ("The pink block isn't on the stand, is it?",
+                 "the block that is in the bowl is red, isn't it?"):  # no plain statement
+        with pytest.raises(UnsupportedQuestion):
+            read_question(text)
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("How many cubes are orange and resting on the stand?",
+     "how many orange blocks are resting on the stand"),
+    ("how many blocks are in a bowl and purple", "how many purple blocks are in a bowl"),
+    ("How many blocks on the stand are pink?", "how many pink blocks are on the stand"),
+    ("is any bowl purple and left of the stand", "is any purple bowl left of the stand"),
+    ("how many blocks are pink and yellow", "how many blocks are pink and yellow"),  # colours
+    ("is the block pink and on the stand", "is the block pink and on the stand"),  # one block
+])
+def test_a_colour_said_as_a_condition_is_the_colour_of_its_kind(text, plain):
+    assert reader.plain(text) == plain
+
+
+def test_a_count_with_a_colour_and_a_place_is_read():
+    assert read_question("How many cubes are orange and resting on the stand?") == Question(
+        "count", {"type": "block", "color": "orange", "rel": "on", "anchor": "stand"})
+
+
+def test_short_slips_are_respelled_into_what_their_place_calls_for():
+    assert reader.respell("is teh pnk block in a bowl") == "is the pink block in a bowl"
+    assert reader.respell("wht is left of the stand") == "what is left of the stand"
+    assert reader.respell("whts left of the stand") == "what is left of the stand"
+    assert reader.respell("hwo mnay bowls") == "how many bowls"
+    assert reader.respell("is there a pin on the stand") == "is there a pin on the stand"
+    assert reader.respell("are there three bowls") == "are there three bowls"  # not "there"
+    assert read_question("is the pnk block on teh stand") == Question(
+        "relation_yes_no", {"subject": "pink block", "rel": "on", "anchor": "stand"})
+
+
+@pytest.mark.parametrize("text", [
+    "are there four bowls?", "There are three cubes on the stand, right?",
+    "There's nothing in the cyan bowl, is there?", "is there only one orange block"])
+def test_numbers_and_absence_are_guards(text):
+    with pytest.raises(UnsupportedQuestion):
+        read_question(text)
+
+
+def test_the_list_of_objects_is_asked_of_no_block_bowl_or_stand():
+    listed = {"template": "=list_objects"}  # "what sits on the alpha" said of the table
+    assert reader._fill(listed, take_apart("what sits on the bowls")) is None
+    assert reader._fill(listed, take_apart("what sits on the table")) == Question(
+        "list_objects", {})
+
+
+def test_a_group_anchor_is_the_letter_its_relation_leads_to():
+    p = take_apart("how many blocks are stacked on other blocks")
+    assert reader._slot_of("anchor", "any block", p) == "beta.place"
