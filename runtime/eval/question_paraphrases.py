@@ -57,11 +57,14 @@ NINTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_ninth.jsonl"
 # A tenth set by a tenth hand, frozen (session 23) before any reader was measured on it: the
 # held-out set of the reader's sixth round, with the ninth as its dev set.
 TENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_tenth.jsonl"
+# An eleventh set by an eleventh hand (the tenth's brief), frozen (session 23) after the tenth
+# was measured: the held-out set of the reader's seventh round, with the tenth as its dev set.
+ELEVENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eleventh.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
-         "eighth", "ninth", "tenth")
+         "eighth", "ninth", "tenth", "eleventh")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("tenth",)
+UNMEASURED = ("eleventh",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -94,7 +97,7 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(FOURTH_FILE) + load_paraphrases(FIFTH_FILE)
                 + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE)
                 + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE)
-                + load_paraphrases(TENTH_FILE))
+                + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

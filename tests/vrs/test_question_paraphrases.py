@@ -16,6 +16,7 @@ import pytest
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from runtime.eval.question_paraphrases import (
     EIGHTH_FILE,
+    ELEVENTH_FILE,
     FIFTH_FILE,
     FOURTH_FILE,
     HELDOUT_SHA256,
@@ -73,7 +74,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(SEVENTH_FILE))
                                        + len(load_paraphrases(EIGHTH_FILE))
                                        + len(load_paraphrases(NINTH_FILE))
-                                       + len(load_paraphrases(TENTH_FILE)))
+                                       + len(load_paraphrases(TENTH_FILE))
+                                       + len(load_paraphrases(ELEVENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -442,6 +444,8 @@ FROZEN = {
     "eighth": (EIGHTH_FILE, "1e05f77985a9cc55495e60c3e13fdd906a42153382c080c6e89443e914332fbb"),
     "ninth": (NINTH_FILE, "4fea2265b429dd8a41005f0f35d03b4ff616723ba73b37d8ba09a1beee7a0588"),
     "tenth": (TENTH_FILE, "344639c859cccd36f5bc0ce2f30711589401dcc7dba071313f13878f6c3d3c5a"),
+    "eleventh": (ELEVENTH_FILE,
+                 "2441b6f8268fe263eaf3dbfea9276964ee2e3ef9d67272233d04666675d73883"),
 }
 
 
