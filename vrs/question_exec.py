@@ -12,7 +12,8 @@ When several objects qualify for a question that wants one (relate_object, query
 "nothing" when none qualifies. "what is below X" is "table" when X rests on the table.
 An anchor "any bowl" / "any block" (`question_vocab.GROUPS`, from "how many blocks are in
 bowls?", "is the red block on another block?") holds when the relation holds to some object of
-that type other than the subject.
+that type other than the subject; relate_object with one ("what is in a bowl?", support
+relations only) answers the first object by name that so holds, "nothing" when none does.
 list_objects lists every object of the scene, visible from the front camera or not: the
 planner needs the full vocabulary, and a learned model is scored on the same labels.
 """
@@ -100,6 +101,9 @@ def _relation(params: Params, scene: Scene) -> str:
 
 def _relate(params: Params, scene: Scene) -> str:
     rel, anchor = params["rel"], params["anchor"]
+    if anchor in GROUPS:  # "what is in a bowl": the first by name so related to some bowl
+        names = sorted(o.name for o in scene.objects if _holds(scene, o.name, rel, anchor))
+        return names[0] if names else NOTHING
     names = scene.related(rel, anchor)
     if not names and rel == "below" and scene.holds(anchor, "on", TABLE):
         return TABLE

@@ -49,6 +49,25 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     # chat spellings too short for `respell`
     (r"\br\b", "are"), (r"\bu\b", "you"), (r"\bther (?=(?:a|an|any|some) )", "there "),
     (r"\bal (?=the )", "all "),
+    # what an object is made of names no other object: "the wooden platform", "a plastic bowl"
+    (r"\b(?:wooden|wood|plastic|ceramic|metal|metallic) (?=(?:\w+ )?(?:stand|bowl|block)s?\b)",
+     ""),
+    # "would there happen to be", "would you happen to see": a polite "is there", not a
+    # hypothetical ("would" and "happen" are guards)
+    (r"^(?:would|will|might|could|do|does) there (?:happen to )?be\b", "is there"),
+    (r"^(?:would|will|might|could|do|does) (you|we) happen to (see|have)\b", r"do \1 \2"),
+    # "(tell me) if you can spot a gray block": the embedded question of seeing, asked
+    (r"^(?:if|whether) (you|we|i) (can|could) ", r"\2 \1 "),
+    # the stack said as the place of a height: "higher up than the white block in the stack"
+    (r"\b((?:above|below) the (?:\w+ )?(?:block|bowl|stand)) in the (?:stack|tower|pile)$",
+     r"\1"),
+    # a place put before a count of what is seen there: "on the stand, how many bricks do you
+    # count?" (the fold hears the place first only before "are there")
+    (r"^((?:in|inside|on|on top of|under|beneath|below|above|behind|in front of|"
+     r"(?:to the )?(?:left|right) of) the (?:\w+ )?(?:block|bowl|stand)) how many (\w+(?: \w+)?) "
+     r"(?:do|can|did|could) (?:you|we|i) (?:count|see|spot|find|make out)$", r"how many \2 are \1"),
+    # a statement with a question mark: "so the gray cube is sitting in the brown bowl?"
+    (r"^(the (?:\w+ )?(?:block|bowl|stand)) (is|are) (?!(?:what|which|how)\b)", r"\2 \1 "),
     (r" if anything$", ""),
     (r"^((?:is|are) there .+?) (?:present|in view|in sight|around|here)$", r"\1"),
 )]
@@ -62,6 +81,9 @@ _AND_SO_ON = re.compile(r" (?:and so on|and so forth|etc|and the like|and likewi
 
 _EXAMPLE_TAIL = re.compile(r" (?:e\.?g\.?|for example|for instance|such as|say|like)"
                            r"(?: the| a)? \w+ blocks? (?:in|inside)(?: the| a)? \w+ bowls?.*$")
+# an example said with colours alone: "like red in red", "e.g. blue in blue"
+_COLOR_EXAMPLE = re.compile(r" (?:e\.?g\.?|for example|for instance|such as|say|like)"
+                            rf" ({'|'.join(ALL_COLORS)}) (?:in|inside) (\w+)$")
 
 
 def by_example(text: str) -> str:
@@ -72,6 +94,11 @@ def by_example(text: str) -> str:
     it ("..., e.g. red block in red bowl") only illustrates it and goes."""
     if not _BY_EXAMPLE.match(text):
         return text
+    short = _COLOR_EXAMPLE.search(text)
+    if short and _MODE_SAID.search(text):  # "with the same colour as the block, like red in red"
+        return text[:short.start()]
+    if short and short[1] == short[2] and re.search(r" in (?:a|the) bowls?$", text[:short.start()]):
+        return text[:short.start()] + " of the same color"  # "in a bowl, like red in red"
     if _MODE_SAID.search(text):  # "of the same colour, e.g. red block in red bowl"
         return _EXAMPLE_TAIL.sub("", text)
     rest = _AND_SO_ON.sub("", text)
@@ -87,8 +114,9 @@ def by_example(text: str) -> str:
 # -- a tag question asks its statement ---------------------------------------------------------
 # the tag, folded: "isn't it" / "aren't they" / "doesn't it" / "isn't there", "can't you", "right"
 # (not "on the right": a relation), "correct", "is that right", "am i right", "no", ...
-_TAG = re.compile(r" (?:(?:is|are|does|do|has|have|was|were|can|could) ?not (?:it|they|there|that|"
-                  r"this|you|we)|(?:is|was) (?:that|it) (?:right|correct|true|so)|am i right|"
+_TAG = re.compile(r" (?:(?:is|are|does|do|has|have|was|were|can|could|would) ?not (?:it|they|there|"
+                  r"that|this|you|we)(?: think| agree| say| reckon)?|"
+                  r"(?:is|was) (?:that|it) (?:right|correct|true|so)|am i right|"
                   r"(?<!the )right|correct|true|(?<!or )(?:yes|no)|yes or no|true or false|"
                   r"or not|yeah|yep|ok|okay|eh|huh|innit)$")
 _ASKED = re.compile(r"^(?:is|are|does|do|has|have|can|could|what|which|how)\b")
@@ -166,8 +194,20 @@ def colour_condition(text: str) -> str:
     return _AND_WHERE.sub(joined, text)
 
 
+# a second question after a first one's mark: "how many blocks are there? what colour is the
+# bowl?" (not a follow-up about it: "there's a block in the bowl? what colour is it?")
+_SECOND = re.compile(r"\?+ (?=(?:what|which|how|where|who|why)\b"
+                     r"(?!.*\b(?:it|its|they|them|their|that|this)\b))")
+
+
+# words before a question that do not change it, however many are said
+_FILLERS = re.compile(r"^(?:(?:so|ok|okay|and|hey|now|well|alright|um|uh|hmm|oh) )+")
+
+
 def rewrite(text: str) -> str:
     """`text` (folded, respelled) in the plainer words the rules above know."""
+    text = _SECOND.sub(" and ", text)  # two questions, said as the reader's guard hears them
+    text = _FILLERS.sub("", text)  # the fold peels one ("hey so is every block ...")
     for n, (pattern, replacement) in enumerate(_REWRITES):
         text = pattern.sub(replacement, text)
         if n == 0:  # two sentences joined, the tag's statement asked before the other rules

@@ -148,7 +148,7 @@ _DIFFERENT_ONE = _alts(
     "a wrong colored bowl", "a bowl of the wrong color", "a bowl of other color")
 # The colour of an object in / on "a bowl", "another block": only the support relations, whose
 # executor picks the first of several by name; a direction from "a bowl" has no one place to
-# measure from (and relate_object's executor holds no group: "what is in a bowl" stays refused).
+# measure from (relate_object's executor likewise takes a group only for these: `_what_in_any`).
 _SUPPORT_WORDS = {"in": "(in|inside|within)", "on": "(on|on top of|atop|upon)",
                   "above": "(above|over)", "below": "(below|under|beneath|underneath)"}
 _COLOR_ONE = ("(what color is|which color is|what is the color of|which is the color of"
@@ -164,6 +164,22 @@ def _color_of_any() -> tuple[Phrasing, ...]:
             Q(f"{_COLOR_ONE} [the] {{type}} {_THAT_IS} {_POSTURE} {words} {place}", rel=rel),
             Q(f"(what|which) color {{type}} (is|sits|lies|rests) {_POSTURE} {words} {place}",
               rel=rel)))
+
+
+# "any bowl" / "any block" said as relate_object's anchor, and "any of the blocks" besides
+_GROUP_SAID = {g: _alts(*KINDS["anyplace"].phrases[g], f"any of the {g[4:]}s", f"some {g[4:]}s")
+               for g in ("any bowl", "any block")}
+
+
+def _what_in_any() -> tuple[Phrasing, ...]:
+    """relate_object with an indefinite anchor: "what's sitting in a bowl?", "what is under some
+    block?" (parse-only; the executor answers the first object by name so related to some
+    object of the kind). Why the anchor fixed, not a slot: `anyplace` holds the table, and
+    "what is on the table" is list_objects."""
+    return tuple(
+        Q(f"{_OBJECT} (is|sits|rests|lies|stands|is there|is located|can you see|do you see) "
+          f"{_POSTURE} {words} {group} {_TAIL}", rel=rel, anchor=anchor)
+        for rel, words in _SUPPORT_WORDS.items() for anchor, group in _GROUP_SAID.items())
 
 
 _ANY_MANY = ("(bowls|a bowl|the bowls|some bowl|some bowls|any bowl|any bowls|one of the bowls|"
@@ -300,6 +316,7 @@ TEMPLATES: tuple[Template, ...] = (
           rel="below"),
         Q(f"{_BELOW_WORDS} (which|what) (|bowl|block|object|thing|one) (is|does) [the] "
           f"{{anchor:obj}} (|sit|rest|lie|stand|{_POSTURE_WORDS}) {_TAIL}", rel="below"),
+        *_what_in_any(),
     )),
     Template("query_color", "color", "the color of the object of a type that is rel the anchor", (
         P(_COLOR + " the bowl that [the] {anchor:obj} is (in|inside|resting in)",

@@ -52,6 +52,15 @@ PARSE_WORDS = {
     # the frames "i'd like to know", "i'm wondering"; "hasn't" / "haven't" so that the negation
     # of a perfect ("hasn't the red block been put in the bowl?") is named as one and refused
     "i'd": "i would", "i'm": "i am", "hasn't": "has not", "haven't": "have not",
+    # the scene's objects in other people's words: the stand is the one raised flat thing
+    # ("platform", "board", "pedestal"), a bowl any open vessel ("container", "basin")
+    "platform": "stand", "platforms": "stands", "board": "stand", "boards": "stands",
+    "pedestal": "stand", "pedestals": "stands", "container": "bowl", "containers": "bowls",
+    "basin": "bowl", "basins": "bowls",
+    # run-together and clipped words: "infront of", "a diff colour bowl"
+    "infront": "in front", "ontop": "on top", "inbetween": "in between", "diff": "different",
+    "dif": "different", "what've": "what have", "we've": "we have", "you've": "you have",
+    "pls": "please", "plz": "please",
 }
 # Parse-side phrase rewrites, in order: a polite or embedded question becomes the question.
 # Why in order: a frame is peeled from the front ("please", "can you", "tell me", "if"), each

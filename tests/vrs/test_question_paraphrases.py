@@ -321,13 +321,15 @@ def test_generic_anchor_programs_render_and_parse_back(program):
 
 
 def test_generic_anchors_are_not_for_templates_that_want_one_object():
-    """relate_object's executor holds no group; query_color takes one only by a support
-    relation (a direction from "a bowl" has no one place to measure from)."""
-    for program in (Question("relate_object", {"rel": "in", "anchor": "any bowl"}),
+    """relate_object and query_color take a group only by a support relation (a direction
+    from "a bowl" has no one place to measure from); since round seven relate_object's
+    executor holds one ("what is in a bowl": the first so related by name)."""
+    for program in (Question("relate_object", {"rel": "left", "anchor": "any bowl"}),
                     Question("query_color", {"type": "block", "rel": "left",
                                              "anchor": "any bowl"})):
         with pytest.raises(UnsupportedQuestion):
             validate_question(program)
+    validate_question(Question("relate_object", {"rel": "in", "anchor": "any bowl"}))
 
 
 @pytest.mark.parametrize(("text", "program", "answer"), [

@@ -384,3 +384,124 @@ def test_the_list_of_objects_is_asked_of_no_block_bowl_or_stand():
 def test_a_group_anchor_is_the_letter_its_relation_leads_to():
     p = take_apart("how many blocks are stacked on other blocks")
     assert reader._slot_of("anchor", "any block", p) == "beta.place"
+
+
+# -- round seven (the tenth set as dev) ---------------------------------------------------------
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("is the red cube on the wooden board", Question(
+        "relation_yes_no", {"subject": "red block", "rel": "on", "anchor": "stand"})),
+    ("how many blocks sit in the pink container", Question(
+        "count", {"type": "block", "rel": "in", "anchor": "pink bowl"})),
+    ("what's to the left of the pedestal", Question(
+        "relate_object", {"rel": "left", "anchor": "stand"})),
+])
+def test_other_words_for_the_stand_and_the_bowls_are_heard(text, wanted):
+    assert read_question(text) == wanted
+
+
+def test_a_statement_with_a_question_mark_asks_about_the_named_object():
+    assert reader.plain("the cyan block is resting on the stand") == (
+        "is the cyan block resting on the stand")
+    assert read_question("ok the cyan cube is resting on the stand?") == Question(
+        "relation_yes_no", {"subject": "cyan block", "rel": "on", "anchor": "stand"})
+
+
+def test_a_colour_said_without_a_mode_word_is_no_any_mode():
+    slots = {"template": "=all_in", "mode": "mode"}
+    assert reader._fill(slots, take_apart("is every block in a blorp colour bowl")) is None
+    assert reader._fill(slots, take_apart("is every block in a bowl of any colour")) == Question(
+        "all_in", {"mode": "any"})
+    assert read_question("are all the blocks in diff coloured bowls?") == Question(
+        "all_in", {"mode": "different"})
+
+
+@pytest.mark.parametrize("text", [
+    "if the stand were moved, would the red block drop?",
+    "what will happen when I take the blue bowl away?",
+    "suppose I knock the green block over, what is on the table then?",
+])
+def test_a_hypothetical_is_refused(text):
+    with pytest.raises(UnsupportedQuestion):
+        read_question(text)
+
+
+def test_a_polite_would_is_no_hypothetical():
+    assert read_question("would there happen to be a cyan cube on the stand") == Question(
+        "exists", {"type": "block", "color": "cyan", "rel": "on", "anchor": "stand"})
+    assert read_question("tell me if you can spot a purple bowl") == Question(
+        "exists", {"type": "bowl", "color": "purple"})
+
+
+@pytest.mark.parametrize("text", [
+    "is the red block in a bowl and which bowl is the green block in?",
+    "How many bowls are there? What colour is the stand?",
+    "what is on the stand, and how many blocks are in the blue bowl",
+])
+def test_two_questions_in_one_are_refused(text):
+    with pytest.raises(UnsupportedQuestion):
+        read_question(text)
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("what stuff is lying about", True), ("what's all here?", True),
+    ("what have you got there, all of it", True), ("what all is there", True),
+    ("what stuff is in the blue bowl", False), ("what is all there is to know", False),
+])
+def test_stuff_and_all_of_it_ask_for_the_list(text, wanted):
+    assert reader.list_request(text) is wanted
+
+
+def test_run_together_words_and_the_stack_as_a_place():
+    assert reader.plain("is there a red block infront of the stand") == (
+        "is there a red block in front of the stand")
+    assert read_question("what's lower down than the pink block in the pile?") == Question(
+        "relate_object", {"rel": "below", "anchor": "pink block"})
+
+
+def test_the_same_colour_said_by_colours_alone():
+    assert reader.plain("is every block in a bowl, like green in green") == (
+        "is every block in a bowl of the same color")
+    assert read_question("are all the blocks in the bowl with the same colour as them, e.g. "
+                         "blue in blue?") == Question("all_in", {"mode": "same"})
+    with pytest.raises(UnsupportedQuestion):
+        read_question("is every block in a bowl, like green in blue")
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("what's lying in some bowl?", Question("relate_object", {"rel": "in", "anchor": "any bowl"})),
+    ("which thing is beneath a block", Question(
+        "relate_object", {"rel": "below", "anchor": "any block"})),
+])
+def test_relate_object_hears_an_indefinite_anchor(text, wanted):
+    assert read_question(text) == wanted
+
+
+def test_an_object_said_with_the_is_no_kind_to_find():
+    exists = {"template": "=exists", "type": "alpha.type", "color": "alpha.color", "rel": "rel",
+              "anchor": "beta.place"}
+    assert reader._fill(exists, take_apart("the gray block sitting in the brown bowl")) is None
+    assert reader._fill(exists, take_apart("a gray block sitting in the brown bowl")) == Question(
+        "exists", {"type": "block", "color": "gray", "rel": "in", "anchor": "brown bowl"})
+
+
+def test_stacked_fillers_before_a_question_go():
+    assert reader.plain("ok so um is the red block in the blue bowl") == (
+        "is the red block in the blue bowl")
+
+
+def test_run_together_and_clipped_words_are_parted():
+    assert read_question("what've we got ontop of the purple block?") == Question(
+        "relate_object", {"rel": "on", "anchor": "purple block"})
+
+
+def test_a_place_before_a_count_of_what_is_seen_there():
+    assert read_question("in the cyan container, how many cubes can you spot?") == Question(
+        "count", {"type": "block", "rel": "in", "anchor": "cyan bowl"})
+
+
+def test_hypotheticals_and_second_questions_are_guards():
+    assert {"if", "fall"} <= take_apart("if I set the red cube on the stand would it fall").guards
+    assert "two questions" in take_apart(
+        reader.plain("Is the stand empty? Which bowl is the red block in?")).guards
+    assert "two questions" in take_apart("how many bowls are there and which is left").guards
+    assert take_apart("there is a block in the bowl what color is it").guards == frozenset()

@@ -317,3 +317,13 @@ def test_template_listing_and_answer_types(tabletop):
 def test_the_language_does_not_import_the_simulator():
     code = "import sys, vrs.questions, vrs.oracle; assert 'pybullet' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_relate_object_with_a_group_anchor_answers_the_first_so_related(tabletop):
+    """"what is in a bowl": the first object by name in some bowl; "nothing" when none is."""
+    assert ask(tabletop, "what is sitting in a bowl?") == "red block"
+    assert ask(tabletop, "what is resting on some block?") == "pink block"
+    # below a block: the blue bowl (the red block in it), the green block, the stand
+    assert ask(tabletop, "what is under another block?") == "blue bowl"
+    assert ask(scene_of(obj("blue bowl", 0.5, 0.0), obj("red block", 0.3, 0.2)),
+               "what is in a bowl?") == "nothing"
