@@ -60,11 +60,15 @@ TENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_tenth.jsonl"
 # An eleventh set by an eleventh hand (the tenth's brief), frozen (session 23) after the tenth
 # was measured: the held-out set of the reader's seventh round, with the tenth as its dev set.
 ELEVENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eleventh.jsonl"
+# A twelfth set by a twelfth hand (the same brief), frozen (session 23) after the eleventh was
+# measured: the held-out set of the reader's eighth round, with the eleventh as its dev set.
+TWELFTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_twelfth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
-         "eighth", "ninth", "tenth", "eleventh")
+         "eighth", "ninth", "tenth", "eleventh",
+         "twelfth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("eleventh",)
+UNMEASURED = ("twelfth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -97,7 +101,8 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(FOURTH_FILE) + load_paraphrases(FIFTH_FILE)
                 + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE)
                 + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE)
-                + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE))
+                + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE)
+                + load_paraphrases(TWELFTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
