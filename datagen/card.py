@@ -21,23 +21,32 @@ VARIANT_TEXT = {
     "random": "domain randomisation, drawn per image and recorded in each scene's `look`: "
               "every colour name's RGB uniform in its range (table below; the darker shade "
               "keeps its name at 0.55 of the value); light direction (35-90 degrees up, any "
-              "azimuth), white balance +-8%, ambient 0.45-0.75, diffuse 0.2-0.5, specular "
-              "0-0.25, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
-              " with a dark-to-mid, low-chroma colour; blocks chamfered by 0-35% of their "
-              "half size and scaled 0.9-1.1; bowls of rim radius 5.5-7 cm, height 3-5 cm, "
-              "straight walls, 12-48 facets; the jitter camera; Gaussian blur 0-1.2 px and "
-              "pixel noise 0-6; the arm in view in 30% of the images",
+              "azimuth), white balance +-22%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
+              "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
+              " with a dark-to-mid colour of saturation 0-0.5; blocks chamfered by 0-50% of "
+              "their half size and scaled 0.85-1.15; bowls of rim radius 5.5-7.5 cm, height "
+              "2.2-5 cm, straight walls, 8-48 facets; the jitter camera; Gaussian blur 0-1.2 "
+              "px and pixel noise 0-6; the arm in view in 30% of the images",
     "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "
                "survey's most-named RGB per colour (not CLIPort's palette), a warm low light "
                "from the left with shadows, a tiled table, rounded blocks, curved bowls; "
                "the jitter camera, blur 0.6 px, noise 2; the arm in view in 30% of the images. "
                "An evaluation set: never put it in a training mixture",
-    "studio": "a SECOND held-out look (issue 27, session 22), none of which the `random` "
-              "variant draws: a third palette (hand-picked paint-chip values inside each "
-              "name's range), a cool bright light from the right front without shadows, a "
-              "dark blue-green felt table, blocks chamfered by 45% and 12% larger, shallow "
-              "wide bowls of 10 facets; the jitter camera, noise 4; the arm in view in 30% of "
-              "the images. An evaluation set: never put it in a training mixture",
+    "studio": "a SECOND look kept out of training (issue 27, session 22; a dev look since "
+              "session 24 widened `random`'s light and meshes after reading its failures, "
+              "so that only its palette and felt table are nothing `random` draws): a third "
+              "palette (hand-picked paint-chip values inside each name's range), a cool "
+              "bright light from the right front without shadows, a dark blue-green felt "
+              "table, blocks chamfered by 45% and 12% larger, shallow wide bowls of 10 "
+              "facets; the jitter camera, noise 4; the arm in view in 30% of the images. An "
+              "evaluation set: never put it in a training mixture",
+    "kitchen": "a THIRD held-out look (issue 27, session 24), none of which the `random` "
+               "variant draws: a fourth palette (glossy toy plastic inside each name's "
+               "range), a warm-white overhead light with shadows and strong highlights, a "
+               "pale speckled granite worktop, blocks slightly bevelled and 10% smaller, deep "
+               "narrow bowls of 28 facets; the jitter camera, blur 0.5 px, noise 1.5; the arm "
+               "in view in 30% of the images. An evaluation set: never put it in a training "
+               "mixture",
 }
 
 
@@ -57,7 +66,7 @@ def dataset_card(manifest: dict) -> str:
               f"{f['shard_seeds'][1]} |" for name, f in families.items()]
     lines += ["", "A scene is a function of its shard seed whatever the variant: a dataset at "
               "another `--seed-offset` shares none of these scenes.", ""]
-    if variant in ("random", "foreign", "studio"):
+    if variant in ("random", "foreign", "studio", "kitchen"):
         lines += ["Colour names (HSV boxes; hue in degrees, a range lo > hi wraps through 0):",
                   "", "| name | hue | saturation | value | foreign look's RGB |",
                   "|---|---|---|---|---|"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
-LOOK_VARIANTS = ("random", "foreign", "studio")
+LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen")
 
 
 @dataclass(frozen=True)
@@ -105,11 +105,13 @@ FOREIGN_PALETTE: dict[str, tuple[int, int, int]] = {
 }
 # The stand is "brown" in every scene but is a wooden plank: its own, narrower range.
 STAND_RANGE = HSVRange((18.0, 32.0), (0.35, 0.55), (0.45, 0.70))
-# `random`'s tables; the foreign look's "tiles" and the studio look's "felt" are not here.
+# `random`'s tables; the held-out looks' "tiles", "felt" and "granite" are not here.
 # grid / checker / stripes since session 22 (issue 27: the foreign look's tiled table was read
 # as blocks): a regular, high-contrast pattern, which makes the foreign look a dev look since.
 TABLE_KINDS = ("plain", "wood", "noise", "grid", "checker", "stripes")
-TABLE_RANGE = HSVRange((0.0, 360.0), (0.0, 0.25), (0.20, 0.55))  # dark to mid, low chroma
+# Dark to mid, low to middling chroma (session 24: saturation 0-0.25 -> 0-0.5, value 0.2-0.55
+# -> 0.15-0.6, after the studio look's blue-green felt was read as cyan blocks).
+TABLE_RANGE = HSVRange((0.0, 360.0), (0.0, 0.5), (0.15, 0.60))
 
 
 def check_look_variant(variant: str) -> str:
@@ -121,7 +123,8 @@ def check_look_variant(variant: str) -> str:
 def draw_look(variant: str, rng: np.random.Generator) -> Look:
     """The look of one image of `variant` (see the module doc); all of it from `rng`."""
     check_look_variant(variant)
-    return {"random": _random_look, "foreign": _foreign_look, "studio": _studio_look}[variant](rng)
+    return {"random": _random_look, "foreign": _foreign_look, "studio": _studio_look,
+            "kitchen": _kitchen_look}[variant](rng)
 
 
 def _random_look(rng: np.random.Generator) -> Look:
@@ -130,21 +133,27 @@ def _random_look(rng: np.random.Generator) -> Look:
     azimuth = rng.uniform(0.0, 2 * np.pi)
     direction = (np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
                  np.sin(elevation))
-    warmth = rng.uniform(-0.08, 0.08)  # white balance: warm (+) or cool (-) light
+    # White balance, warm (+) or cool (-), and the light's strength: widened in session 24
+    # (+-0.08 -> +-0.22, ambient 0.45-0.75 -> 0.4-0.85, diffuse 0.2-0.5 -> 0.15-0.55) after
+    # the studio look's cool bright light turned gray blocks white and brown ones orange.
+    warmth = rng.uniform(-0.22, 0.22)
     light = Light(direction=_round3(direction),
                   color=_round3((1.0, 1.0 - abs(warmth) / 2, 1.0 - warmth) if warmth > 0
                                 else (1.0 + warmth, 1.0 + warmth / 2, 1.0)),
-                  ambient=_round3(rng.uniform(0.45, 0.75)),
-                  diffuse=_round3(rng.uniform(0.2, 0.5)),
-                  specular=_round3(rng.uniform(0.0, 0.25)),
+                  ambient=_round3(rng.uniform(0.4, 0.85)),
+                  diffuse=_round3(rng.uniform(0.15, 0.55)),
+                  specular=_round3(rng.uniform(0.0, 0.3)),
                   shadow=bool(rng.random() < 0.5))
     table = Table(kind=str(rng.choice(TABLE_KINDS)), rgb=TABLE_RANGE.draw(rng),
                   seed=int(rng.integers(2**31)))
-    block = BlockMesh(bevel=_round3(rng.uniform(0.0, 0.35)), scale=_round3(rng.uniform(0.9, 1.1)))
-    rim = rng.uniform(0.055, 0.070)
-    bowl = BowlMesh(rim=_round3(rim, 4), height=_round3(rng.uniform(0.03, 0.05), 4),
-                    floor=_round3(rng.uniform(0.032, rim - 0.012), 4),
-                    segments=int(rng.choice([12, 16, 24, 32, 48])))
+    # Meshes widened in session 24 (bevel 0-0.35 -> 0-0.5, scale 0.9-1.1 -> 0.85-1.15, rim to
+    # 7.5 cm, height from 2.2 cm, 8 and 10 facets) after the studio look's chamfered blocks
+    # and shallow bowls were confused with each other.
+    block = BlockMesh(bevel=_round3(rng.uniform(0.0, 0.5)), scale=_round3(rng.uniform(0.85, 1.15)))
+    rim = rng.uniform(0.055, 0.075)
+    bowl = BowlMesh(rim=_round3(rim, 4), height=_round3(rng.uniform(0.022, 0.05), 4),
+                    floor=_round3(rng.uniform(0.032, rim - 0.01), 4),
+                    segments=int(rng.choice([8, 10, 12, 16, 24, 32, 48])))
     return Look("random", colors, STAND_RANGE.draw(rng), light, table, block, bowl,
                 noise=_round3(rng.uniform(0.0, 6.0)), blur=_round3(rng.uniform(0.0, 1.2)),
                 arm=bool(rng.random() < 0.3))
@@ -194,6 +203,40 @@ def _studio_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.45, scale=1.12),
                 BowlMesh(rim=0.072, height=0.025, floor=0.05, segments=10),
                 noise=4.0, blur=0.0, arm=bool(rng.random() < 0.3))
+
+
+# The kitchen look's palette: glossy toy plastic, a fourth hand's choice (session 24), each
+# inside its name's range; written down with the rest of the look before anything was
+# trained or measured for it.
+KITCHEN_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (222, 24, 32),
+    "orange": (255, 140, 26),
+    "yellow": (250, 222, 40),
+    "green": (40, 168, 60),
+    "cyan": (30, 180, 200),
+    "blue": (30, 70, 190),
+    "purple": (150, 70, 180),
+    "pink": (250, 170, 200),
+    "brown": (125, 85, 55),
+    "white": (248, 246, 240),
+    "gray": (150, 150, 146),
+}
+
+
+def _kitchen_look(rng: np.random.Generator) -> Look:
+    """The third held-out look (issue 27, session 24), written before `random` was widened
+    that session and kept out of every training mixture: the kitchen palette, a warm-white
+    overhead light from behind-left with shadows and glossy highlights (specular beyond
+    `random`'s), a PALE speckled granite worktop (lighter than any `random` table), slightly
+    bevelled blocks 10% smaller, deep narrow bowls of 28 facets (deeper than `random`'s).
+    Only the arm and the granite's seed vary per image; the jitter camera."""
+    light = Light(direction=(-0.3, -0.4, 0.87), color=(1.0, 0.96, 0.88), ambient=0.5,
+                  diffuse=0.45, specular=0.45, shadow=True)
+    table = Table(kind="granite", rgb=(196, 188, 176), seed=int(rng.integers(2**31)))
+    return Look("kitchen", dict(KITCHEN_PALETTE), (140, 100, 64), light, table,
+                BlockMesh(bevel=0.08, scale=0.9),
+                BowlMesh(rim=0.06, height=0.058, floor=0.026, segments=28),
+                noise=1.5, blur=0.5, arm=bool(rng.random() < 0.3))
 
 
 def _round3(x, digits: int = 3):

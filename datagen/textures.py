@@ -18,7 +18,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     """(size, size, 3) uint8: `plain` (faint mottling), `wood` (grain along one axis),
     `noise` (blotchy stone-like), `grid` / `checker` / `stripes` (regular high-contrast
     patterns of drawn period, width and contrast: `_structured`), `tiles` (two-tone squares
-    with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look)."""
+    with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
+    `granite` (pale, speckled dark, light and rust: the kitchen look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -35,6 +36,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         yy, xx = np.mgrid[0:size, 0:size]
         weave = np.sin((xx + yy) * 1.9) * np.sin((xx - yy) * 1.9)
         shade = (1.0 + 0.10 * weave + 0.05 * _smooth_noise(rng, size, 32)).astype(np.float32)
+    elif table.kind == "granite":  # the kitchen look: speckles of one texel (held out)
+        return _granite(rng, base, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -43,7 +46,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, tiles, felt")
+                         f"grid, checker, stripes, tiles, felt, granite")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -73,6 +76,16 @@ def _structured(kind: str, rng: np.random.Generator, size: int) -> np.ndarray:
     lines = (yy % cell < width) | (xx % cell < width)
     return np.where(lines, shade * (1.0 + (1.0 if rng.random() < 0.5 else -1.0)
                                     * rng.uniform(0.2, 0.5)), shade).astype(np.float32)
+
+
+def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
+    """A pale stone: faint mottling, 5% of texels dark grey, 3% light, 1% rust."""
+    img = base[None, None, :] * (1.0 + 0.04 * _smooth_noise(rng, size, 24))[..., None]
+    draw = rng.random((size, size))
+    img[draw < 0.05] *= 0.6
+    img[(draw >= 0.05) & (draw < 0.08)] *= 1.15
+    img[(draw >= 0.08) & (draw < 0.09)] = (160, 110, 80)
+    return np.clip(img, 0, 255).astype(np.uint8)
 
 
 def _smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:

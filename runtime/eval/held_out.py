@@ -18,6 +18,10 @@ from pathlib import Path
 
 from datagen.seed_ranges import seed_ranges, shared_seeds
 
+# Looks kept out of every training mixture (datagen/looks.py): a model that saw one of them
+# gives no transfer figure on it.
+HELD_OUT_LOOKS = ("foreign", "studio", "kitchen")
+
 
 def used_data(checkpoint_dir: Path) -> list[tuple[str, Path]]:
     """(use, dir) pairs a checkpoint's config.json says it was trained ("training") or had
@@ -78,11 +82,11 @@ def held_out_report(checkpoint_dir: Path, data_dir: Path) -> dict:
 
 def describe_overlaps(data_dir: Path, model: str, report: dict) -> list[str]:
     """One warning line per shared seed range, and one when a held-out look (the foreign
-    and studio variants, Blender) was in training (empty when held out)."""
+    studio and kitchen variants, Blender) was in training (empty when held out)."""
     look = report.get("look") or {}
     seen_look = ([f"warning: {data_dir} is drawn in a look {model} was trained on "
                   f"({look['renderer']}, {look['variant']}): not a transfer figure"]
-                 if look.get("seen") and (look.get("variant") in ("foreign", "studio")
+                 if look.get("seen") and (look.get("variant") in HELD_OUT_LOOKS
                                           or look.get("renderer") == "blender") else [])
     return seen_look + [
         f"warning: {data_dir} is not held out from {model}: its {o['family']} scenes "

@@ -1,4 +1,4 @@
-"""Looks (issue 27): colour-name ranges, the random, foreign and studio draws, and their
+"""Looks (issue 27): colour-name ranges, the random, foreign, studio and kitchen draws, and their
 rendering."""
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ from datagen.families import FAMILIES
 from datagen.looks import (
     COLOR_RANGES,
     FOREIGN_PALETTE,
+    KITCHEN_PALETTE,
     STUDIO_PALETTE,
     TABLE_KINDS,
+    TABLE_RANGE,
     BlockMesh,
     HSVRange,
     draw_look,
+    hsv_of,
 )
 from datagen.palette import DARK_UNSAFE
 from datagen.render_look import block_mesh, render_look, table_texture
@@ -85,16 +88,41 @@ def test_the_foreign_look_is_nothing_the_random_variant_draws():
         assert look.colors != FOREIGN_PALETTE
 
 
-def test_the_studio_look_is_nothing_the_random_variant_draws():
+def test_the_studio_look_keeps_its_palette_and_table_out_of_the_random_variant():
+    """A dev look since session 24 widened `random`'s light and meshes over it; its palette
+    and felt table stay out."""
     studio = draw_look("studio", np.random.default_rng(0))
     assert studio.colors == STUDIO_PALETTE and studio.table.kind == "felt"
     assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in STUDIO_PALETTE.items())
-    assert STUDIO_PALETTE != FOREIGN_PALETTE and studio.light.ambient > 0.75
+    assert STUDIO_PALETTE != FOREIGN_PALETTE
     for i in range(300):
         look = draw_look("random", np.random.default_rng([13, i]))
         assert look.table.kind not in ("felt", "tiles") and look.colors != STUDIO_PALETTE
-        assert look.block.bevel < studio.block.bevel and look.block.scale < studio.block.scale
-        assert look.bowl.segments != studio.bowl.segments and look.light.ambient < 0.8
+
+
+def test_the_kitchen_look_is_nothing_the_widened_random_variant_draws():
+    """The held-out look since session 24: palette, granite table, light, bowls all outside."""
+    kitchen = draw_look("kitchen", np.random.default_rng(0))
+    assert kitchen.colors == KITCHEN_PALETTE and kitchen.table.kind == "granite"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in KITCHEN_PALETTE.items())
+    assert KITCHEN_PALETTE not in (FOREIGN_PALETTE, STUDIO_PALETTE)
+    assert not TABLE_RANGE.contains(kitchen.table.rgb)  # paler than any random table
+    for i in range(300):
+        look = draw_look("random", np.random.default_rng([17, i]))
+        assert look.table.kind not in ("felt", "tiles", "granite")
+        assert look.colors != KITCHEN_PALETTE and look.light.specular < kitchen.light.specular
+        assert look.bowl.height < kitchen.bowl.height and look.bowl.segments != 28
+
+
+def test_the_random_variant_now_draws_the_studio_looks_light_and_meshes():
+    """Session 24's widening, as the card states it: white balance to +-22%, ambient to 0.85,
+    chamfers to 50%, 10-facet bowls, tables of saturation up to 0.5."""
+    looks = [draw_look("random", np.random.default_rng([19, i])) for i in range(400)]
+    assert min(min(lk.light.color) for lk in looks) < 0.82
+    assert max(lk.light.ambient for lk in looks) > 0.8
+    assert max(lk.block.bevel for lk in looks) > 0.45
+    assert {8, 10} <= {lk.bowl.segments for lk in looks}
+    assert max(hsv_of(lk.table.rgb)[1] for lk in looks) > 0.4
 
 
 @pytest.mark.parametrize("kind", ["grid", "checker", "stripes"])
@@ -112,7 +140,7 @@ def test_regular_table_patterns_are_seeded_and_high_contrast(kind):
 
 
 def test_an_unknown_look_is_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="random, foreign, studio"):
+    with pytest.raises(ValueError, match="random, foreign, studio, kitchen"):
         draw_look("photoreal", np.random.default_rng(0))
     with pytest.raises(ValueError, match="tiles"):
         table_texture(draw_look("random", np.random.default_rng(0)).table.__class__(kind="marble"))
@@ -208,4 +236,7 @@ def test_the_card_of_a_look_dataset_lists_the_ranges_and_marks_foreign_as_evalua
     random = dataset_card({"settings": {"variant": "random"}, "families": fams})
     assert "domain randomisation" in random and "| block_bowl | 2 | 6 | 5-6 |" in random
     studio = dataset_card({"settings": {"variant": "studio"}, "families": fams})
-    assert "SECOND held-out look" in studio and "never put it in a training mixture" in studio
+    assert "SECOND look kept out of training" in studio and "dev look since" in studio
+    assert "never put it in a training mixture" in studio
+    kitchen = dataset_card({"settings": {"variant": "kitchen"}, "families": fams})
+    assert "THIRD held-out look" in kitchen and "never put it in a training mixture" in kitchen
