@@ -63,12 +63,15 @@ ELEVENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eleventh.jsonl
 # A twelfth set by a twelfth hand (the same brief), frozen (session 23) after the eleventh was
 # measured: the held-out set of the reader's eighth round, with the eleventh as its dev set.
 TWELFTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_twelfth.jsonl"
+# A thirteenth set by a thirteenth hand (a brief restating the schema, written afresh),
+# frozen (session 24) after the twelfth was measured: the held-out set of the reader's ninth
+# round, with the eleventh and twelfth as its dev sets.
+THIRTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_thirteenth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
-         "eighth", "ninth", "tenth", "eleventh",
-         "twelfth")
+         "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("twelfth",)
+UNMEASURED = ("thirteenth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -102,7 +105,7 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(SIXTH_FILE) + load_paraphrases(SEVENTH_FILE)
                 + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE)
                 + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE)
-                + load_paraphrases(TWELFTH_FILE))
+                + load_paraphrases(TWELFTH_FILE) + load_paraphrases(THIRTEENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

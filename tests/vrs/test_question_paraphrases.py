@@ -27,6 +27,7 @@ from runtime.eval.question_paraphrases import (
     SIXTH_FILE,
     TENTH_FILE,
     THIRD_FILE,
+    THIRTEENTH_FILE,
     TWELFTH_FILE,
     evaluate,
     load_paraphrases,
@@ -77,7 +78,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(NINTH_FILE))
                                        + len(load_paraphrases(TENTH_FILE))
                                        + len(load_paraphrases(ELEVENTH_FILE))
-                                       + len(load_paraphrases(TWELFTH_FILE)))
+                                       + len(load_paraphrases(TWELFTH_FILE))
+                                       + len(load_paraphrases(THIRTEENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -452,6 +454,8 @@ FROZEN = {
                  "2441b6f8268fe263eaf3dbfea9276964ee2e3ef9d67272233d04666675d73883"),
     "twelfth": (TWELFTH_FILE,
                 "af7a86e5d94418d03cf207f8c1cecf15b274931eb933f34481cfd19d3a597439"),
+    "thirteenth": (THIRTEENTH_FILE,
+                   "ee635910c088c9b8df234b85d5045af6fb599d4c08c7c3f881e11b7d9f69da7c"),
 }
 
 
