@@ -47,7 +47,8 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     (r"^(?:is there|there is) (?:a|an|one) (.+?) (?:what|which) color (?:is|does) "
      r"(?:it|that|this)(?: have)?$", r"what color is the \1"),
     # chat spellings too short for `respell`
-    (r"\br\b", "are"), (r"\bu\b", "you"), (r"\bther (?=(?:a|an|any|some) )", "there "),
+    (r"\br\b", "are"), (r"\bu\b", "you"),
+    (r"\bther (?=(?:a|an|any|some|anything|something|one) )", "there "),
     (r"\bal (?=the )", "all "),
     # what an object is made of names no other object: "the wooden platform", "a plastic bowl"
     (r"\b(?:wooden|wood|plastic|ceramic|metal|metallic) (?=(?:\w+ )?(?:stand|bowl|block)s?\b)",
@@ -56,6 +57,15 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     # hypothetical ("would" and "happen" are guards)
     (r"^(?:would|will|might|could|do|does) there (?:happen to )?be\b", "is there"),
     (r"^(?:would|will|might|could|do|does) (you|we) happen to (see|have)\b", r"do \1 \2"),
+    # the same hedge inside an embedded question: "(tell me) whether there happens to be a
+    # yellow dish" (the fold put "whether there is" in question order, not this)
+    (r"\bthere happens to be\b", "there is"), (r"\bthere happen to be\b", "there are"),
+    (r"^(?:if|whether) there (is|are)\b", r"\1 there"),
+    # an embedded question with a verb of posture: "(check) if any object sits left of X" asks
+    # whether there is one, "whether the red block rests on X" asks it of the block
+    (r"^(?:if|whether) (any|a|an|some) ((?:\w+ ){0,2}?\w+) (?:sits|sit|rests|rest|lies|lie) ",
+     r"is there \1 \2 "),
+    (r"^(?:if|whether) (the (?:\w+ )?(?:block|bowl|stand)) (sit|rest|lie)s ", r"does \1 \2 "),
     # "(tell me) if you can spot a gray block": the embedded question of seeing, asked
     (r"^(?:if|whether) (you|we|i) (can|could) ", r"\2 \1 "),
     # the stack said as the place of a height: "higher up than the white block in the stack"
@@ -71,6 +81,50 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     (r" if anything$", ""),
     (r"^((?:is|are) there .+?) (?:present|in view|in sight|around|here)$", r"\1"),
 )]
+# where the question is asked from, when it is the camera's own view (the one every relation is
+# seen from): "from where the camera is, ...", "..., as seen from the camera", "from my point
+# of view". Never another object's ("from behind the bowl") nor a bare "from the camera"
+# ("the block farthest from the camera" asks a distance).
+_VIEWER = r"(?:the camera(?:'s| s)?|my|our|your|the viewer(?:'s| s)?|this|the image(?:'s| s)?)"
+_VIEW = r"(?:view|viewpoint|point of view|perspective|vantage point|angle|side)"
+_VIEWPOINT = (rf"(?:as )?(?:(?:seen|viewed|looking|looked at|judging) )?from (?:{_VIEWER} {_VIEW}|"
+              r"where (?:the camera|the viewer|i|we|you) (?:is|am|are|stands?|sits?)"
+              r"(?: standing| looking| sitting| placed)?)"
+              r"|(?:as )?(?:seen|viewed|looking|looked at) (?:from|by|through) "
+              r"(?:the camera|the viewer|me|us)")
+_VIEWPOINTS = re.compile(rf"^(?:{_VIEWPOINT}) | (?:{_VIEWPOINT})$")
+# emphasis of a universal: "are all the blocks in bowls, no exceptions?" ("no" and "without"
+# are guards, said here of no object)
+_EMPHASIS = re.compile(r"^without (?:any )?exceptions? | (?:(?:with )?no exceptions?|"
+                       r"without (?:any )?exceptions?|bar none)$")
+_UNIVERSAL = re.compile(r"\b(?:all|every|each)\b")
+# all_in's mode said of plural colours: "in bowls with non-matching colours", "of colours that
+# don't match them" (the plural "colors" is a guard word, for "how many colours")
+_MODES_SAID = (
+    (re.compile(r"\bcolors? (?:that|which) (?:mismatch|mismatches|do not match|does not match|"
+                r"differ from|are different from|is different from) "
+                r"(?:them|it|theirs|its own|their own|the blocks?)\b"),
+     "a mismatching color"),
+    (re.compile(r"\bcolors? (?:that|which) (?:match|matches|are the same as|is the same as) "
+                r"(?:them|it|theirs|its own|their own|the blocks?)\b"), "a matching color"),
+    (re.compile(r"\b(mismatching|mismatched|matching|matched|wrong|corresponding) colors\b"),
+     r"\1 color"),
+)
+
+
+def said_plainly(text: str) -> str:
+    """`text` without the camera's viewpoint or the emphasis of a universal, and with all_in's
+    mode said of one colour. Why: each is said around a program (every relation is seen from
+    the camera; "no exceptions" repeats "all"), but brings words (a "where", a "no", "colors")
+    that the reader's guards rightly refuse elsewhere."""
+    text = _VIEWPOINTS.sub(" ", text).strip()
+    if _UNIVERSAL.search(text):
+        text = _EMPHASIS.sub("", text)
+    for pattern, replacement in _MODES_SAID:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 # all_in's same mode said by example: "is every red block in a red bowl, every blue block in a
 # blue bowl (and so on)?" -- each pair names one colour twice
 _PAIR = re.compile(rf"{_QUANT} (\w+) blocks? (?:in|inside) (?:a|an|the) (\w+) bowls?")
@@ -207,7 +261,7 @@ _FILLERS = re.compile(r"^(?:(?:so|ok|okay|and|hey|now|well|alright|um|uh|hmm|oh)
 def rewrite(text: str) -> str:
     """`text` (folded, respelled) in the plainer words the rules above know."""
     text = _SECOND.sub(" and ", text)  # two questions, said as the reader's guard hears them
-    text = _FILLERS.sub("", text)  # the fold peels one ("hey so is every block ...")
+    text = _FILLERS.sub("", said_plainly(text))  # the fold peels one ("hey so is every ...")
     for n, (pattern, replacement) in enumerate(_REWRITES):
         text = pattern.sub(replacement, text)
         if n == 0:  # two sentences joined, the tag's statement asked before the other rules

@@ -287,12 +287,14 @@ TEMPLATES: tuple[Template, ...] = (
         Q("does [the] {anchor:obj} (contain|hold|have) [the] {subject:obj} " + _IN_IT, rel="in"),
         Q("does [the] {anchor:obj} (have|hold) [the] {subject:obj} (on it|on top of it|on top)",
           rel="on"),
-        Q("does [the] {anchor:obj} (carry|support) [the] {subject:obj} (|on it|on top of it|"
-          "on top)", rel="on"),
+        # what holds another up is below it (in or on it: `below` is direct support), as
+        # every paraphrase set's hand reads "is the X supporting the Y"
+        Q("does [the] {subject:obj} (carry|support) [the] {anchor:obj} (|on it|on top of it|"
+          "on top)", rel="below"),
         Q("(does|do) [the] {subject:obj} (sit|rest|lie|stand) " + _ANY_REL + " " + _TAIL),
         Q("is [the] {anchor:obj} (holding|containing) [the] {subject:obj} " + _IN_IT, rel="in"),
-        Q("is [the] {anchor:obj} (carrying|supporting) [the] {subject:obj} (|on it|"
-          "on top of it|on top)", rel="on"),
+        Q("is [the] {subject:obj} (carrying|supporting) [the] {anchor:obj} (|on it|"
+          "on top of it|on top)", rel="below"),
     )),
     Template("relate_object", "object", "the object S with Relation(S, rel, anchor)", (
         P("(what|which object) is {rel} [the] {anchor:obj}"),

@@ -60,7 +60,7 @@ PARSE_WORDS = {
     # run-together and clipped words: "infront of", "a diff colour bowl"
     "infront": "in front", "ontop": "on top", "inbetween": "in between", "diff": "different",
     "dif": "different", "what've": "what have", "we've": "we have", "you've": "you have",
-    "pls": "please", "plz": "please",
+    "pls": "please", "plz": "please", "kindly": "please",
 }
 # Parse-side phrase rewrites, in order: a polite or embedded question becomes the question.
 # Why in order: a frame is peeled from the front ("please", "can you", "tell me", "if"), each

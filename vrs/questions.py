@@ -88,7 +88,7 @@ def read_question(text: str) -> Question:
     try:
         return parse_question(text)
     except UnsupportedQuestion as refused:
-        from vrs import question_reader
+        from vrs import question_lists, question_reader
 
         if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
             raise
@@ -96,7 +96,7 @@ def read_question(text: str) -> Question:
             return parse_question(question_reader.plain(text))
         except UnsupportedQuestion:
             pass
-        if question_reader.list_request(text):  # "an inventory of the table, please"
+        if question_lists.list_request(text):  # "an inventory of the table, please"
             return Question("list_objects", {})
         try:
             return question_reader.read_nearest(text)[0]

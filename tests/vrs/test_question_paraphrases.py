@@ -420,6 +420,24 @@ def test_the_eval_questions_command_prints_the_figures(capsys, tmp_path):
     assert result["parts"]["dev"]["correct"] == 0 and len(result["failures"]) == 1
 
 
+def test_eval_questions_all_leaves_out_the_sets_not_yet_measured(capsys, tmp_path, monkeypatch):
+    """A frozen set is scored once, when named: `--part all` must not take it by the way."""
+    import runtime.eval.question_paraphrases as qp
+    from runtime.cli import main
+
+    monkeypatch.setattr(qp, "UNMEASURED", ("twelfth",))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(
+        json.dumps({"id": f"x{i}", "part": part, "question": "is there a red block?",
+                    "template": "exists", "params": {"type": "block", "color": "red"}}) + "\n"
+        for i, part in enumerate(("dev", "twelfth"))))
+    assert main(["eval", "questions", "--file", str(rows), "--json"]) == 0
+    parts = json.loads(capsys.readouterr().out)["parts"]
+    assert parts["dev"]["n"] == 1 and "twelfth" not in parts
+    assert main(["eval", "questions", "--file", str(rows), "--part", "twelfth", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["parts"]["twelfth"]["n"] == 1
+
+
 THIRD_SHA256 = "d873ffbad440ea4ba90ee9d6f075ceb28c86aafdeacaa1943c7443022b58d430"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.eval.question_paraphrases import Paraphrase, evaluate
+from vrs import question_lists
 from vrs import question_reader as reader
 from vrs.oracle import OracleReasoner
 from vrs.question_reader import Mention, take_apart
@@ -182,7 +183,7 @@ def test_denied_sameness_is_heard_as_difference_not_refused_as_a_negation():
     ("is every object on the table", False), ("list everything except the stand", False),
 ])
 def test_a_request_for_the_list_of_objects_is_told_from_other_questions(text, wanted):
-    assert reader.list_request(text) is wanted
+    assert question_lists.list_request(text) is wanted
 
 
 def test_a_typo_in_a_bank_row_stays_a_slip_to_respell():
@@ -309,7 +310,7 @@ def test_it_stands_for_the_object_said_definitely_and_one_for_the_kind_said_befo
     ("list the blocks and the bowls", False),  # only some kinds
 ])
 def test_kinds_said_as_examples_of_everything_ask_for_the_list(text, wanted):
-    assert reader.list_request(text) is wanted
+    assert question_lists.list_request(text) is wanted
 
 
 # -- the sixth round (the ninth set as dev) ----------------------------------------------------
@@ -441,7 +442,7 @@ def test_a_polite_would_is_no_hypothetical():
     ("what stuff is in the blue bowl", False), ("what is all there is to know", False),
 ])
 def test_stuff_and_all_of_it_ask_for_the_list(text, wanted):
-    assert reader.list_request(text) is wanted
+    assert question_lists.list_request(text) is wanted
 
 
 def test_run_together_words_and_the_stack_as_a_place():
