@@ -18,6 +18,7 @@ from runtime.eval.question_paraphrases import (
     EIGHTH_FILE,
     ELEVENTH_FILE,
     FIFTH_FILE,
+    FOURTEENTH_FILE,
     FOURTH_FILE,
     HELDOUT_SHA256,
     INDEPENDENT_FILE,
@@ -79,7 +80,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(TENTH_FILE))
                                        + len(load_paraphrases(ELEVENTH_FILE))
                                        + len(load_paraphrases(TWELFTH_FILE))
-                                       + len(load_paraphrases(THIRTEENTH_FILE)))
+                                       + len(load_paraphrases(THIRTEENTH_FILE))
+                                       + len(load_paraphrases(FOURTEENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -474,6 +476,8 @@ FROZEN = {
                 "af7a86e5d94418d03cf207f8c1cecf15b274931eb933f34481cfd19d3a597439"),
     "thirteenth": (THIRTEENTH_FILE,
                    "ee635910c088c9b8df234b85d5045af6fb599d4c08c7c3f881e11b7d9f69da7c"),
+    "fourteenth": (FOURTEENTH_FILE,
+                   "9917e11463b7b4fd86a518ccf365808f94858f72d03586a07e23f850e8a82fa5"),
 }
 
 
