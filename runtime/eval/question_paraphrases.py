@@ -71,12 +71,15 @@ THIRTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_thirteenth.j
 # helper's `--part all` run showed the thirteenth's summary line mid-round (no rows): the clean
 # held-out set of the eighth round.
 FOURTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fourteenth.jsonl"
+# A fifteenth set by a fifteenth hand (the same brief), frozen (session 24) after the
+# fourteenth was measured: the held-out set of the ninth round (dev: thirteenth, fourteenth).
+FIFTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fifteenth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
          "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth",
-         "fourteenth")
+         "fourteenth", "fifteenth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("fourteenth",)
+UNMEASURED = ("fifteenth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -111,7 +114,7 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE)
                 + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE)
                 + load_paraphrases(TWELFTH_FILE) + load_paraphrases(THIRTEENTH_FILE)
-                + load_paraphrases(FOURTEENTH_FILE))
+                + load_paraphrases(FOURTEENTH_FILE) + load_paraphrases(FIFTEENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -17,6 +17,7 @@ from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from runtime.eval.question_paraphrases import (
     EIGHTH_FILE,
     ELEVENTH_FILE,
+    FIFTEENTH_FILE,
     FIFTH_FILE,
     FOURTEENTH_FILE,
     FOURTH_FILE,
@@ -81,7 +82,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(ELEVENTH_FILE))
                                        + len(load_paraphrases(TWELFTH_FILE))
                                        + len(load_paraphrases(THIRTEENTH_FILE))
-                                       + len(load_paraphrases(FOURTEENTH_FILE)))
+                                       + len(load_paraphrases(FOURTEENTH_FILE))
+                                       + len(load_paraphrases(FIFTEENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -478,6 +480,8 @@ FROZEN = {
                    "ee635910c088c9b8df234b85d5045af6fb599d4c08c7c3f881e11b7d9f69da7c"),
     "fourteenth": (FOURTEENTH_FILE,
                    "9917e11463b7b4fd86a518ccf365808f94858f72d03586a07e23f850e8a82fa5"),
+    "fifteenth": (FIFTEENTH_FILE,
+                  "72ffeccf1f55d619972e1a66ad79c1043268e2b119fa033e25eafd2a7cea161a"),
 }
 
 
