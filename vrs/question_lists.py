@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from vrs.question_reader import _TYPES, _guards, plain
+from vrs.question_guards import guards
+from vrs.question_reader import _TYPES, plain
 from vrs.question_vocab import ALL_COLORS
 
 _LIST_CUES = frozenset({"list", "inventory", "everything", "enumerate", "catalog", "catalogue",
@@ -49,7 +50,7 @@ def list_request(text: str) -> bool:
     words = plain(text).split()
     raw = " ".join(re.sub(r"[^a-z ]", " ", text.lower()).split())  # before the embedded-
     # question folds ("what can you see in front of the camera" folds to "what is in front ...")
-    if not words or _guards(words) or any(w in ALL_COLORS for w in words):
+    if not words or guards(words) or any(w in ALL_COLORS for w in words):
         return False
     if any(_TYPES.get(w) in ("block", "bowl", "stand") for w in words) and not _all_kinds(
             " ".join(words)):

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 
+from vrs.question_topics import fronted
 from vrs.question_vocab import ALL_COLORS
 
 _QUANT = r"(?:every|each|all(?: the| of the)?)"
+_HELD = r"the (?:\w+ )?(?:block|object|thing|one)s?"  # what another object holds
 _REWRITES = [(re.compile(p), r) for p, r in (
     # two sentences, one question: "in the blue bowl there's a block. what colour is it?"
     (r"(?<=[a-z])[.?!]+ (?=[a-z])", " "),
@@ -33,6 +35,22 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     (r"^how many (\S+(?: \S+)?) (?:is|are|does|do) (the (?:\S+ )?bowl) "
      r"(?:contain|hold|containing|holding|have in it|got in it)$", r"how many \1 are in \2"),
     (r"\b(?:being )?(?:held|contained) (?:by|in)\b", "in"),
+    # ... and an object said by what holds it: "the block that the green bowl contains" is the
+    # block in it, "the block that the stand supports" the block on it
+    (rf"\b({_HELD}) (?:that |which )?(the (?:\w+ )?bowls?) (?:contains?|holds?|has in it|"
+     r"have in them|(?:is|are) (?:holding|containing))\b", r"\1 in \2"),
+    (rf"\b({_HELD}) (?:that |which )?(the (?:\w+ )?(?:blocks?|stands?)) (?:supports?|holds? up|"
+     r"carry|carries|holds?|(?:is|are) (?:supporting|holding up|holding|carrying))\b",
+     r"\1 on \2"),
+    # ... and a count of what the stand or a block holds: "how many blocks does the stand
+    # support" (on it; a bowl's is the rule above)
+    (r"^how many (\S+(?: \S+)?) (?:is|are|does|do) (the (?:\S+ )?(?:stand|block)) (?:support|"
+     r"hold up|hold|carry|supporting|holding up|holding|carrying|have on it|got on it)$",
+     r"how many \1 are on \2"),
+    # the colours of several objects ask the colour the one program asks ("what colours are the
+    # blocks in bowls"); the plural "colors" stays a guard elsewhere ("how many colours")
+    (r"^(what|which) colors (are|is|do|does)\b", r"\1 color \2"),
+    (r"^what are the colors of\b", "what is the color of"),
     # a request to name what is somewhere asks what is there: "name whatever is in the bowl"
     (r"^(?:name|identify|say|tell me) (?:whatever|what) (is|are)\b", r"what \1"),
     # height in a stack said as a comparison
@@ -55,7 +73,9 @@ _REWRITES = [(re.compile(p), r) for p, r in (
      ""),
     # "would there happen to be", "would you happen to see": a polite "is there", not a
     # hypothetical ("would" and "happen" are guards)
-    (r"^(?:would|will|might|could|do|does) there (?:happen to )?be\b", "is there"),
+    (r"^(?:would|will|might|may|could|do|does) there (?:happen to )?be\b", "is there"),
+    # ... and the same hedge embedded: "(i was wondering) if there might be an orange block"
+    (r"^(?:if|whether) there (?:might|may|could) (?:possibly )?be\b", "is there"),
     (r"^(?:would|will|might|could|do|does) (you|we) happen to (see|have)\b", r"do \1 \2"),
     # the same hedge inside an embedded question: "(tell me) whether there happens to be a
     # yellow dish" (the fold put "whether there is" in question order, not this)
@@ -79,7 +99,12 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     # a statement with a question mark: "so the gray cube is sitting in the brown bowl?"
     (r"^(the (?:\w+ )?(?:block|bowl|stand)) (is|are) (?!(?:what|which|how)\b)", r"\2 \1 "),
     (r" if anything$", ""),
-    (r"^((?:is|are) there .+?) (?:present|in view|in sight|around|here)$", r"\1"),
+    (r"^((?:is|are) there .+?)(?: (?:present|in view|in sight|around|here|somewhere|anywhere|"
+     r"at all|visible|to be seen))+$", r"\1"),
+    # a count of what can be seen: "how many brown blocks can you make out" (how many there are)
+    (r"^how many (.+?) (?:can|could|do|did) (?:you|we|i) (?:see|spot|find|count|make out|notice|"
+     r"detect|observe|pick out)(?: here| there| in view| in the scene)?$",
+     r"how many \1 are there"),
 )]
 # where the question is asked from, when it is the camera's own view (the one every relation is
 # seen from): "from where the camera is, ...", "..., as seen from the camera", "from my point
@@ -140,12 +165,37 @@ _COLOR_EXAMPLE = re.compile(r" (?:e\.?g\.?|for example|for instance|such as|say|
                             rf" ({'|'.join(ALL_COLORS)}) (?:in|inside) (\w+)$")
 
 
+# the same said of named blocks, then of all: "is the red block in the red bowl, the blue block
+# in the blue bowl, and so on for every block?"
+_DEFINITE_PAIR = re.compile(r"\bthe (\w+) block (?:in|inside) the (\w+) bowl\b")
+_FOR_ALL = re.compile(r"(?: (?:and so on|and so forth|etc|and likewise|and the same))?"
+                      r"(?: for (?:every|each|all(?: the| of the)?) (?:blocks?|ones?|of them)"
+                      r"| for the (?:rest|others))?$")
+
+
+def _by_definite_example(text: str) -> bool:
+    """Whether `text` asks all_in's same mode by named examples said of all: each pair names
+    one colour for block and bowl, and a tail says the rest ("and so on", "for every block").
+    Why the tail is needed: "is the red block in the red bowl and the blue block in the blue
+    bowl" asks of two named blocks, a conjunction no program says."""
+    if not re.match(r"^(?:is|are) the ", text):
+        return False
+    tail = _FOR_ALL.search(text)
+    rest = text[:tail.start()]
+    pairs = _DEFINITE_PAIR.findall(rest)
+    leftover = set(_DEFINITE_PAIR.sub("", rest).split()) - {"is", "are", "and"}
+    return bool(tail[0] and pairs and not leftover
+                and all(b == c and b in ALL_COLORS for b, c in pairs))
+
+
 def by_example(text: str) -> str:
     """"is every red block in a red bowl, every blue block in a blue bowl" says all_in's same
     mode by examples: each pair names one colour for block and bowl, and there are two pairs or
     one and "and so on". Why: the frame of one pair reads as a question about red blocks (no
     program), the words of sameness are never said. Where the mode is said, an example after
     it ("..., e.g. red block in red bowl") only illustrates it and goes."""
+    if _by_definite_example(text):
+        return "is every block in a bowl of the same color"
     if not _BY_EXAMPLE.match(text):
         return text
     short = _COLOR_EXAMPLE.search(text)
@@ -254,16 +304,20 @@ _SECOND = re.compile(r"\?+ (?=(?:what|which|how|where|who|why)\b"
                      r"(?!.*\b(?:it|its|they|them|their|that|this)\b))")
 
 
-# words before a question that do not change it, however many are said
-_FILLERS = re.compile(r"^(?:(?:so|ok|okay|and|hey|now|well|alright|um|uh|hmm|oh) )+")
+# words before a question that do not change it, however many are said, and the one asked
+# when named before a question ("hey robot, do we have ...": "robot" names no object)
+_FILLERS = re.compile(r"^(?:(?:so|ok|okay|and|hey|hi|hello|yo|now|well|alright|um|uh|hmm|oh) )+")
+_ADDRESS = re.compile(r"^(?:robot|bot|buddy|assistant|pal|mate|friend) (?=(?:is|are|do|does|can|"
+                      r"could|what|which|how|have|has|any|please)\b)")
 
 
 def rewrite(text: str) -> str:
     """`text` (folded, respelled) in the plainer words the rules above know."""
     text = _SECOND.sub(" and ", text)  # two questions, said as the reader's guard hears them
     text = _FILLERS.sub("", said_plainly(text))  # the fold peels one ("hey so is every ...")
+    text = _ADDRESS.sub("", text)
     for n, (pattern, replacement) in enumerate(_REWRITES):
         text = pattern.sub(replacement, text)
-        if n == 0:  # two sentences joined, the tag's statement asked before the other rules
-            text = tag_question(text)
+        if n == 0:  # two sentences joined, the tag's statement and a topic said first
+            text = fronted(tag_question(text))  # put back before the other rules
     return by_example(colour_condition(" ".join(text.split())))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from vrs.question_vocab import ALL_COLORS
+from vrs.question_vocab import ALL_COLORS, PARSE_WORDS
 
 # What a place in the question calls for: before a kind a colour or an article ("the blu
 # block", "teh bowl"), before a colour an article, first a question word ("wat"; "wats" is
@@ -74,3 +74,21 @@ def swap_slip(word: str, known: Collection[str], keys: Collection[str]) -> str |
     if len(near) == 1 and near[0] in keys and swapped(word, near[0]):
         return near[0]
     return None
+
+
+# The parse side's long synonyms of the scene's objects ("container", "platform"): the fold
+# (`question_vocab.PARSE_WORDS`) turns them into the language's words before the reader's
+# vocabulary is built, so a slip of one ("contaner", "platfrom") is near no known word.
+_LONG_SYNONYMS = {w: f for w, f in PARSE_WORDS.items()
+                  if len(w) >= 7 and w.isalpha() and f.isalpha()}
+
+
+def synonym_slip(word: str) -> str | None:
+    """The fold of the long synonym `word` is one keystroke from ("contaner", "contianer":
+    container, a bowl; "platfrom": platform, the stand), when it is exactly one. Why only
+    synonyms of 7+ letters: one keystroke from a shorter one is often a real word ("tubes" /
+    "cubes", "tricks" / "bricks") that must stay unknown, and so refused."""
+    if len(word) < 6 or word in _LONG_SYNONYMS:
+        return _LONG_SYNONYMS.get(word)
+    near = {fold for w, fold in _LONG_SYNONYMS.items() if one_keystroke(word, w)}
+    return near.pop() if len(near) == 1 else None

@@ -201,6 +201,17 @@ _FORMS = (
 )
 
 
+# The scene holds no box: a "box" is one of its blocks (closed, of one colour), except where
+# something is said to be in it ("what is in the box"): a container the scene lacks, refused.
+_BOXES = re.compile(r"\b((?:in|inside|into|within) (?:the |a |any |some |one of the )?"
+                    r"(?:\w+ )?)?box(es)?\b")
+
+
+def _box(m: re.Match) -> str:
+    """A box said of a block as the block, one said as a container as it was."""
+    return m[0] if m[1] else "blocks" if m[2] else "block"
+
+
 @dataclass(frozen=True)
 class Kind:
     """A parameter kind: `phrases[value]` are the ways to say `value`, canonical first."""
@@ -294,7 +305,7 @@ def normalize(text: str) -> str:
 
 def fold_question(text: str) -> str:
     """`normalize`, then the parser's own folds: curly quotes, commas, hyphens between words
-    ("different-coloured"), contractions, synonyms ("cube", "item"), politeness and embedded
+    ("different-coloured"), contractions, synonyms ("cube", "item", "box"), politeness and embedded
     questions ("can you tell me if the X is in Y" -> "is the X in Y", "i'd like to know what
     colour the X is" -> "what color is the X"). Never changes a rendered question (they hold
     none of these words)."""
@@ -302,7 +313,7 @@ def fold_question(text: str) -> str:
     # why: "same-colored" / "different-coloured" / "left-hand" are the spaced words the
     # phrasings hear; a rendered question holds no hyphen
     text = normalize(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text, flags=re.IGNORECASE))
-    text = " ".join(PARSE_WORDS.get(w, w) for w in text.split())
+    text = _BOXES.sub(_box, " ".join(PARSE_WORDS.get(w, w) for w in text.split()))
     framed = text
     for pattern, replacement in _FRAMES:
         text = pattern.sub(replacement, text)
