@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 # fine-tuned on VQA (Table 1's "Custom" row), "ofa-pretrained" the same network after the
 # multi-task stage alone (Table 1's "Pretrained" row; it never saw VQA).
 SHIPPED = {"detector": "detector-tiny", "detector-dr": "detector-dr",
-           "detector-pyramid": "detector-pyramid", "ofa": "ofa-custom",
-           "ofa-pretrained": "ofa-pretrained"}
+           "detector-dr-wide": "detector-dr-wide", "detector-pyramid": "detector-pyramid",
+           "ofa": "ofa-custom", "ofa-pretrained": "ofa-pretrained"}
 DEFAULT = "detector"
 # Old short names still accepted: "ns" (neuro-symbolic) was the detector reasoner's first name.
 ALIASES = {"default": DEFAULT, "learned": DEFAULT,  # "learned": the paper benchmark's word

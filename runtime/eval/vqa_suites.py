@@ -68,7 +68,8 @@ SUITES: dict[str, VqaSuite] = {
     "kitchen": VqaSuite(
         name="kitchen", data=Path("data/vqa-kitchen"), splits=ALL_SPLITS,
         images_per_split=100, questions_per_image=10, seed_offset=880_000,
-        models=("detector", "detector-dr", "ofa"), variant="kitchen", shard_size=50),
+        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="kitchen",
+        shard_size=50),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,
