@@ -74,12 +74,15 @@ FOURTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fourteenth.j
 # A fifteenth set by a fifteenth hand (the same brief), frozen (session 24) after the
 # fourteenth was measured: the held-out set of the ninth round (dev: thirteenth, fourteenth).
 FIFTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fifteenth.jsonl"
+# A sixteenth set by a sixteenth hand (the same brief), frozen (session 24) after the
+# fifteenth was measured: the held-out set of the next round (dev: fifteenth).
+SIXTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_sixteenth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
          "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth",
-         "fourteenth", "fifteenth")
+         "fourteenth", "fifteenth", "sixteenth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("fifteenth",)
+UNMEASURED = ("sixteenth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -114,7 +117,8 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(EIGHTH_FILE) + load_paraphrases(NINTH_FILE)
                 + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE)
                 + load_paraphrases(TWELFTH_FILE) + load_paraphrases(THIRTEENTH_FILE)
-                + load_paraphrases(FOURTEENTH_FILE) + load_paraphrases(FIFTEENTH_FILE))
+                + load_paraphrases(FOURTEENTH_FILE) + load_paraphrases(FIFTEENTH_FILE)
+                + load_paraphrases(SIXTEENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

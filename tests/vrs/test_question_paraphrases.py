@@ -26,6 +26,7 @@ from runtime.eval.question_paraphrases import (
     NINTH_FILE,
     PARAPHRASE_FILE,
     SEVENTH_FILE,
+    SIXTEENTH_FILE,
     SIXTH_FILE,
     TENTH_FILE,
     THIRD_FILE,
@@ -83,7 +84,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(TWELFTH_FILE))
                                        + len(load_paraphrases(THIRTEENTH_FILE))
                                        + len(load_paraphrases(FOURTEENTH_FILE))
-                                       + len(load_paraphrases(FIFTEENTH_FILE)))
+                                       + len(load_paraphrases(FIFTEENTH_FILE))
+                                       + len(load_paraphrases(SIXTEENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -482,6 +484,8 @@ FROZEN = {
                    "9917e11463b7b4fd86a518ccf365808f94858f72d03586a07e23f850e8a82fa5"),
     "fifteenth": (FIFTEENTH_FILE,
                   "72ffeccf1f55d619972e1a66ad79c1043268e2b119fa033e25eafd2a7cea161a"),
+    "sixteenth": (SIXTEENTH_FILE,
+                  "f50461c9b4a63ecfdc3099df6d20a0d7304063b8853db146584214fa76650a07"),
 }
 
 
