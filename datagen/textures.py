@@ -19,7 +19,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     `noise` (blotchy stone-like), `grid` / `checker` / `stripes` (regular high-contrast
     patterns of drawn period, width and contrast: `_structured`), `tiles` (two-tone squares
     with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
-    `granite` (pale, speckled dark, light and rust: the kitchen look)."""
+    `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
+    the workshop look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -38,6 +39,9 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade = (1.0 + 0.10 * weave + 0.05 * _smooth_noise(rng, size, 32)).astype(np.float32)
     elif table.kind == "granite":  # the kitchen look: speckles of one texel (held out)
         return _granite(rng, base, size)
+    elif table.kind == "cork":  # the workshop look: a granular board (held out)
+        shade = (1.0 + 0.10 * _smooth_noise(rng, size, 160) + 0.06 * _smooth_noise(rng, size, 24)
+                 - 0.22 * (rng.random((size, size)) < 0.06)).astype(np.float32)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -46,7 +50,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, tiles, felt, granite")
+                         f"grid, checker, stripes, tiles, felt, granite, cork")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

@@ -20,7 +20,7 @@ from datagen.seed_ranges import seed_ranges, shared_seeds
 
 # Looks kept out of every training mixture (datagen/looks.py): a model that saw one of them
 # gives no transfer figure on it.
-HELD_OUT_LOOKS = ("foreign", "studio", "kitchen")
+HELD_OUT_LOOKS = ("foreign", "studio", "kitchen", "workshop")
 
 
 def used_data(checkpoint_dir: Path) -> list[tuple[str, Path]]:

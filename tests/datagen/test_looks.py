@@ -114,6 +114,23 @@ def test_the_kitchen_look_is_nothing_the_widened_random_variant_draws():
         assert look.bowl.height < kitchen.bowl.height and look.bowl.segments != 28
 
 
+def test_the_workshop_look_is_nothing_the_random_variant_draws():
+    """The next held-out look (session 24, unmeasured): palette, cork table, low sun,
+    hexagonal bowls all outside `random`."""
+    from datagen.held_out_looks import WORKSHOP_PALETTE
+
+    shop = draw_look("workshop", np.random.default_rng(0))
+    assert shop.colors == WORKSHOP_PALETTE and shop.table.kind == "cork"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in WORKSHOP_PALETTE.items())
+    assert WORKSHOP_PALETTE not in (FOREIGN_PALETTE, STUDIO_PALETTE, KITCHEN_PALETTE)
+    assert not TABLE_RANGE.contains(shop.table.rgb) and shop.light.direction[2] < 0.5
+    for i in range(300):
+        look = draw_look("random", np.random.default_rng([23, i]))
+        assert look.table.kind != "cork" and look.colors != WORKSHOP_PALETTE
+        assert look.bowl.segments != 6 and look.light.direction[2] > shop.light.direction[2]
+        assert look.light.diffuse < shop.light.diffuse
+
+
 def test_the_random_variant_now_draws_the_studio_looks_light_and_meshes():
     """Session 24's widening, as the card states it: white balance to +-22%, ambient to 0.85,
     chamfers to 50%, 10-facet bowls, tables of saturation up to 0.5."""
@@ -240,3 +257,5 @@ def test_the_card_of_a_look_dataset_lists_the_ranges_and_marks_foreign_as_evalua
     assert "never put it in a training mixture" in studio
     kitchen = dataset_card({"settings": {"variant": "kitchen"}, "families": fams})
     assert "THIRD held-out look" in kitchen and "never put it in a training mixture" in kitchen
+    shop = dataset_card({"settings": {"variant": "workshop"}, "families": fams})
+    assert "FOURTH held-out look" in shop and "never put it in a training mixture" in shop
