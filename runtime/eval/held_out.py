@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from datagen.held_out_looks import HELD_OUT_DRAWS
 from datagen.seed_ranges import seed_ranges, shared_seeds
 
-# Looks kept out of every training mixture (datagen/looks.py): a model that saw one of them
-# gives no transfer figure on it.
-HELD_OUT_LOOKS = ("foreign", "studio", "kitchen", "workshop")
+# Looks kept out of every training mixture (datagen/held_out_looks.py): a model that saw one
+# of them gives no transfer figure on it.
+HELD_OUT_LOOKS = tuple(HELD_OUT_DRAWS)
 
 
 def used_data(checkpoint_dir: Path) -> list[tuple[str, Path]]:
@@ -81,8 +82,8 @@ def held_out_report(checkpoint_dir: Path, data_dir: Path) -> dict:
 
 
 def describe_overlaps(data_dir: Path, model: str, report: dict) -> list[str]:
-    """One warning line per shared seed range, and one when a held-out look (the foreign
-    studio and kitchen variants, Blender) was in training (empty when held out)."""
+    """One warning line per shared seed range, and one when a held-out look (`HELD_OUT_LOOKS`,
+    or the Blender renderer) was in training (empty when held out)."""
     look = report.get("look") or {}
     seen_look = ([f"warning: {data_dir} is drawn in a look {model} was trained on "
                   f"({look['renderer']}, {look['variant']}): not a transfer figure"]

@@ -48,6 +48,10 @@ def test_reasoners_by_name(env, tmp_path):
     from vrs.loading import resolve_checkpoint
 
     assert resolve_checkpoint("learned") == resolve_checkpoint("default")  # paper-suite word
+    from vrs.loading import SHIPPED
+
+    for name in SHIPPED:  # every short name `--reasoner` takes finds its checkpoint
+        assert (resolve_checkpoint(name) / "config.json").is_file(), name
     assert isinstance(make_reasoner("http://127.0.0.1:9", env), HttpReasoner)
     save_checkpoint(tmp_path / "detector", DetectorNet(DetectorConfig()))
     assert isinstance(make_reasoner(str(tmp_path / "detector"), env), DetectorReasoner)

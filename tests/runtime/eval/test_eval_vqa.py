@@ -104,6 +104,20 @@ def test_the_transfer_suites_make_their_own_looks_on_seeds_no_other_set_uses():
     assert len(offsets) == 3
 
 
+def test_every_held_out_look_has_a_suite_on_seeds_of_its_own_and_warns_when_seen():
+    """A look added to `held_out_looks` is a suite, on its own seed offset, and the held-out
+    check knows it (else a model trained on it would pass for a transfer figure)."""
+    from runtime.eval.held_out import HELD_OUT_LOOKS
+    from runtime.eval.vqa_suites import SUITES
+
+    assert {"foreign", "studio", "kitchen", "workshop"} <= set(HELD_OUT_LOOKS)
+    by_variant = {s.variant: s for s in SUITES.values()}
+    for look in HELD_OUT_LOOKS:
+        assert f"--variant {look}" in by_variant[look].datagen_command()
+    offsets = [s.seed_offset for s in SUITES.values() if s.renderer != "blender"]
+    assert len(offsets) == len(set(offsets))
+
+
 def test_colour_existence_is_scored_apart_from_other_existence_questions():
     from vrs.scoring import is_color_exists
 
