@@ -23,7 +23,8 @@ VARIANT_TEXT = {
               "keeps its name at 0.55 of the value); light direction (35-90 degrees up, any "
               "azimuth), white balance +-22%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
               "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
-              " with a dark-to-mid colour of saturation 0-0.5; blocks chamfered by 0-50% of "
+              " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5; blocks "
+              "chamfered by 0-50% of "
               "their half size and scaled 0.85-1.15; bowls of rim radius 5.5-7.5 cm, height "
               "2.2-5 cm, straight walls, 8-48 facets; the jitter camera; Gaussian blur 0-1.2 "
               "px and pixel noise 0-6; the arm in view in 30% of the images",

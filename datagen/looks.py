@@ -97,9 +97,11 @@ STAND_RANGE = HSVRange((18.0, 32.0), (0.35, 0.55), (0.45, 0.70))
 # grid / checker / stripes since session 22 (issue 27: the foreign look's tiled table was read
 # as blocks): a regular, high-contrast pattern, which makes the foreign look a dev look since.
 TABLE_KINDS = ("plain", "wood", "noise", "grid", "checker", "stripes")
-# Dark to mid, low to middling chroma (session 24: saturation 0-0.25 -> 0-0.5, value 0.2-0.55
-# -> 0.15-0.6, after the studio look's blue-green felt was read as cyan blocks).
-TABLE_RANGE = HSVRange((0.0, 360.0), (0.0, 0.5), (0.15, 0.60))
+# Dark to pale, low to middling chroma (session 24: saturation 0-0.25 -> 0-0.5, value 0.2-0.55
+# -> 0.15-0.6, after the studio look's blue-green felt was read as cyan blocks; session 25:
+# value to 0.85, light tables, because the kitchen look's pale worktop was darker than none of
+# them -- chosen knowing kitchen's table, so `workshop` measures it). Below white blocks' 0.93.
+TABLE_RANGE = HSVRange((0.0, 360.0), (0.0, 0.5), (0.15, 0.85))
 
 
 def check_look_variant(variant: str) -> str:
