@@ -56,6 +56,7 @@ _MODE_WORDS = {"different": ("different", "differently", "mismatched", "mismatch
                              "other", "another", "wrong", "differs", "differ", "unlike"),
                "same": ("same", "matching", "match", "matches", "matched", "own", "corresponding",
                         "correspondingly", "identical", "identically", "equal")}
+_NEGATIONS = frozenset({"not", "no", "never", "nor", "neither"})
 _MODE_PAIRS = {("its", "color"), ("their", "color"), ("its", "colors"), ("their", "colors")}
 _TYPES = {"block": "block", "blocks": "block", "bowl": "bowl", "bowls": "bowl",
           "stand": "stand", "stands": "stand", "object": "object", "objects": "object",
@@ -86,7 +87,8 @@ BANK_FILES = ("question_paraphrases.jsonl", "question_paraphrases_independent.js
               "question_paraphrases_seventh.jsonl", "question_paraphrases_eighth.jsonl",
               "question_paraphrases_ninth.jsonl", "question_paraphrases_tenth.jsonl",
               "question_paraphrases_eleventh.jsonl", "question_paraphrases_twelfth.jsonl",
-              "question_paraphrases_thirteenth.jsonl", "question_paraphrases_fourteenth.jsonl")
+              "question_paraphrases_thirteenth.jsonl", "question_paraphrases_fourteenth.jsonl",
+              "question_paraphrases_fifteenth.jsonl")
 RENDERS_PER_PHRASING = 6
 
 
@@ -245,10 +247,13 @@ def _dangles(words: list[str], j: int) -> bool:
 
 
 def _mode(words: list[str]) -> str:
-    """all_in's mode as `words` say it: a word of difference, else of sameness, else any."""
+    """all_in's mode as `words` say it: a word of difference, else of sameness, else any;
+    "denied" when a negation comes before the word ("whose colour isn't the same as its own"
+    said otherwise than the rewrites know): that reads as neither, so nothing fits it."""
     for mode, said in _MODE_WORDS.items():
-        if any(w in said for w in words):
-            return mode
+        at = next((n for n, w in enumerate(words) if w in said), None)
+        if at is not None:
+            return "denied" if _NEGATIONS & set(words[:at]) else mode
     return "same" if set(itertools.pairwise(words)) & _MODE_PAIRS else "any"
 
 
@@ -369,6 +374,8 @@ def _fits_words(slots: dict[str, str], used: dict[int, set[str]], p: Parsed) -> 
     if slots["template"] in ("=exists", "=count") and any(
             n in p.definite and "place" not in attrs for n, attrs in used.items()):
         return False  # "the gray block (is) in the brown bowl?" asks about it, not whether one is
+    if slots["template"] == "=all_in" and p.mode == "denied":
+        return False  # a sameness or difference denied in words no rewrite made plain
     if slots["template"] == "=all_in" and ((p.relations and p.relations[0] != "in")
                                            or _some_not_all(p.frame)):
         return False  # all_in says "in" of all: not "is each block on the table", "any block"
@@ -528,8 +535,8 @@ def read_nearest(text: str) -> tuple[Question, float]:
 _KEY_WORDS = frozenset({*ALL_COLORS, *(t for t in _TYPES if "thing" not in t), "color",
                         "colors", "there", "every", "each", "different", "same", "matching",
                         "many", "what", "which", "where", "left", "right", "front", "behind",
-                        "inside", "above", "below", "under", "table", "stand", "all", "any",
-                        "bowls", "blocks", "objects"})
+                        "inside", "above", "below", "under", "beneath", "underneath", "table",
+                        "stand", "all", "any", "bowls", "blocks", "objects"})
 
 
 @lru_cache(maxsize=1)

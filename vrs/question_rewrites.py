@@ -23,7 +23,10 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     # "a non-matching colour", "unmatched"
     (r"\b(?:does|do) not match\b", "mismatch"),
     (r"\bnot (?:of )?(?:its|their) (?:own )?colors?\b", "a different color"),
-    (r"\bnot (?:the same|a matching|matching) colors?\b", "a different color"),
+    (r"\bnot (?:of )?(?:the same|a matching|matching) colors?\b", "a different color"),
+    (r"\bwhose colors? (?:is|are) not (?:the same as|identical to|equal to|like|that of|those of)"
+     r" (?:its own|their own|theirs|its|itself|themselves|it|them|the blocks?(?:'s|')?)(?= |$)",
+     "of a different color"),
     (r"\bnon ?(?:matching|matched|corresponding|identical)\b", "mismatching"),
     (r"\bun(?:matched|matching)\b", "mismatched"),
     (r"\bdiffering\b", "different"),

@@ -33,6 +33,7 @@ def slip_in_place(words: list[str], n: int) -> str | None:
     wanted: dict[str, str] = {}
     if after in _KIND_NEXT:
         wanted.update((c, c) for c in (*ALL_COLORS, *_ARTICLES))
+        wanted["grey"] = "gray"  # "gery blocks": a slip of the other spelling
     elif after in ALL_COLORS:
         wanted.update((a, a) for a in _ARTICLES)
     if n == 0:

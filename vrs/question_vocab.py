@@ -303,13 +303,30 @@ def normalize(text: str) -> str:
     return " ".join(WORD_SYNONYMS.get(w, w) for w in words)
 
 
+# a label before a colon that names nothing ("quick check: any purple blocks?", "question: how
+# many ..."): dropped only when a question starts after it, so "in the blue bowl: what colour
+# is the block?" keeps its place and "blocks: how many?" stays unreadable
+_LABEL = re.compile(r"^\s*((?:[A-Za-z']+ ?){1,3}):\s*(?=(?:is|are|any|how|what|which|do|does|"
+                    r"can|could|where|who|list|count|tell|name)\b)", re.IGNORECASE)
+_NAMING = frozenset({*ALL_COLORS, "grey", "block", "blocks", "bowl", "bowls", "cube", "cubes",
+                     "box", "boxes", "stand", "table", "object", "objects", "thing", "things"})
+
+
+def _label_dropped(text: str) -> str:
+    m = _LABEL.match(text)
+    if m and not _NAMING & set(m[1].lower().split()):
+        return text[m.end():]
+    return text
+
+
 def fold_question(text: str) -> str:
     """`normalize`, then the parser's own folds: curly quotes, commas, hyphens between words
     ("different-coloured"), contractions, synonyms ("cube", "item", "box"), politeness and embedded
     questions ("can you tell me if the X is in Y" -> "is the X in Y", "i'd like to know what
     colour the X is" -> "what color is the X"). Never changes a rendered question (they hold
     none of these words)."""
-    text = re.sub(r"[,;:]", " ", text.replace("\u2019", "'").replace("\u2018", "'"))
+    text = _label_dropped(text.replace("\u2019", "'").replace("\u2018", "'"))
+    text = re.sub(r"[,;:]", " ", text)
     # why: "same-colored" / "different-coloured" / "left-hand" are the spaced words the
     # phrasings hear; a rendered question holds no hyphen
     text = normalize(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text, flags=re.IGNORECASE))
