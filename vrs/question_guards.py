@@ -54,13 +54,27 @@ ACTS = frozenset({"put", "stack", "move", "place", "pick", "take", "grab", "push
                    "drop", "sort", "arrange"})
 
 
+# outside a place is the opposite of in it ("are all blocks out of the bowls"), and one bowl's
+# identity is no colour ("are the blocks all in the same bowl", "each in a different bowl",
+# "all in one bowl"): no program asks either, and both read as all_in's modes before round 10
+_OUTSIDE = re.compile(r"\b(?:outside|out of|off|away from)\b")
+_ONE_BOWL = re.compile(r"\b(?:same|different|one|single|separate|distinct) bowls?\b")
+_COLOR_WORD = re.compile(r"\bcolou?r|\bmatch")
+# "all blocks but one", "every block but the red one": an exception
+_BUT = re.compile(r"\bbut (?:one|two|three|the|a|an|for)\b")
+
+
 def guards(words: list[str]) -> frozenset[str]:
     """The guard words said, an action verb only as a command."""
     said = {w for w in words if w in GUARDS}
+    text = " ".join(words)
+    said |= {g for g, rx in (("outside", _OUTSIDE), ("but", _BUT)) if rx.search(text)}
+    if _ONE_BOWL.search(text) and not _COLOR_WORD.search(text):
+        said.add("one bowl")
     said |= {w for n, w in enumerate(words)
              if w in ACTS and (n == 0 or words[n - 1] in ("you", "please", "to"))}
-    if _TWO_QUESTIONS.search(" ".join(words)):
+    if _TWO_QUESTIONS.search(text):
         said.add("two questions")
-    if _HYPOTHETICAL.match(" ".join(words)):
+    if _HYPOTHETICAL.match(text):
         said.add("hypothetical")
     return frozenset(said)

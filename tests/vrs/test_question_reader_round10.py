@@ -69,3 +69,26 @@ def test_a_slip_of_beneath_is_below():
         "relate_object", {"anchor": "pink block", "rel": "below"})
     assert read_question("what is undernaeth the pink block") == Question(
         "relate_object", {"anchor": "pink block", "rel": "below"})
+
+
+# -- latent misreads found probing all_in (round 10): outside, one bowl, an exception ----------
+@pytest.mark.parametrize("text", [
+    "are all blocks out of the bowls?",  # read as all_in(any): the opposite
+    "are all blocks outside bowls?",
+    "are the blocks all in the same bowl?",  # read as all_in(same): one bowl, no colour
+    "are all the blocks in one bowl?",  # read as all_in(any)
+    "is every block in a different bowl?",  # read as all_in(different)
+    "are all blocks but one in bowls?",  # read as all_in(any): an exception
+])
+def test_a_place_outside_one_bowl_or_an_exception_is_refused_not_read_as_all_in(text):
+    assert _refused(text)
+
+
+@pytest.mark.parametrize("text, mode", [
+    ("is every block in a matching bowl?", "same"),
+    ("is every block in a bowl of a different colour?", "different"),
+    ("is each block in a bowl that matches it?", "same"),
+    ("are all blocks in bowls?", "any"),
+])
+def test_the_near_forms_with_a_colour_still_read_as_all_in(text, mode):
+    assert read_question(text) == Question("all_in", {"mode": mode})
