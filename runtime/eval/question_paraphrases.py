@@ -77,12 +77,15 @@ FIFTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_fifteenth.jso
 # A sixteenth set by a sixteenth hand (the same brief), frozen (session 24) after the
 # fifteenth was measured: the held-out set of the next round (dev: fifteenth).
 SIXTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_sixteenth.jsonl"
+# A seventeenth set by a seventeenth hand (the same brief), frozen (session 25) after the
+# sixteenth was measured: the held-out set of the next round (dev: sixteenth).
+SEVENTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_seventeenth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
          "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth",
-         "fourteenth", "fifteenth", "sixteenth")
+         "fourteenth", "fifteenth", "sixteenth", "seventeenth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("sixteenth",)
+UNMEASURED = ("seventeenth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -118,7 +121,7 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE)
                 + load_paraphrases(TWELFTH_FILE) + load_paraphrases(THIRTEENTH_FILE)
                 + load_paraphrases(FOURTEENTH_FILE) + load_paraphrases(FIFTEENTH_FILE)
-                + load_paraphrases(SIXTEENTH_FILE))
+                + load_paraphrases(SIXTEENTH_FILE) + load_paraphrases(SEVENTEENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -26,6 +26,7 @@ from runtime.eval.question_paraphrases import (
     NINTH_FILE,
     PARAPHRASE_FILE,
     SEVENTH_FILE,
+    SEVENTEENTH_FILE,
     SIXTEENTH_FILE,
     SIXTH_FILE,
     TENTH_FILE,
@@ -85,7 +86,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(THIRTEENTH_FILE))
                                        + len(load_paraphrases(FOURTEENTH_FILE))
                                        + len(load_paraphrases(FIFTEENTH_FILE))
-                                       + len(load_paraphrases(SIXTEENTH_FILE)))
+                                       + len(load_paraphrases(SIXTEENTH_FILE))
+                                       + len(load_paraphrases(SEVENTEENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -486,6 +488,8 @@ FROZEN = {
                   "72ffeccf1f55d619972e1a66ad79c1043268e2b119fa033e25eafd2a7cea161a"),
     "sixteenth": (SIXTEENTH_FILE,
                   "f50461c9b4a63ecfdc3099df6d20a0d7304063b8853db146584214fa76650a07"),
+    "seventeenth": (SEVENTEENTH_FILE,
+                    "262858a8f00cf709c0f7e4d94e84074ebdbbfc8964df79e9090f4a3f991fdd5e"),
 }
 
 
