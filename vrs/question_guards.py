@@ -38,7 +38,11 @@ GUARDS = frozenset({"not", "no", "never", "nor", "or", "without", "except", "bes
                     "if", "will", "happen", "happens", "suppose", "supposing",
                     "imagine", "hypothetically", "fall", "falls", "topple", "collapse",
                     # a size or room to check ("would the block fit in the bowl"): no program
-                    "fit", "fits"})
+                    "fit", "fits",
+                    # a degree of a relation ("almost in the bowl"), and what ought to be (the
+                    # goal, not the scene: "what should be in the blue bowl")
+                    "almost", "nearly", "partly", "partially", "half", "halfway", "barely",
+                    "should", "supposed", "ought"})
 # two questions in one ("how many blocks are there and what colour is the bowl?"): no program
 # answers both, so the guard below (`guards`) refuses them
 _TWO_QUESTIONS = re.compile(r"\b(?:and|also|plus|then|but) (?:also )?"
@@ -62,13 +66,16 @@ _ONE_BOWL = re.compile(r"\b(?:same|different|one|single|separate|distinct) bowls
 _COLOR_WORD = re.compile(r"\bcolou?r|\bmatch")
 # "all blocks but one", "every block but the red one": an exception
 _BUT = re.compile(r"\bbut (?:one|two|three|the|a|an|for)\b")
+# a comparison of counts ("is there more than one red block"): no program compares
+_MORE = re.compile(r"\b(?:more|fewer|less) than\b")
 
 
 def guards(words: list[str]) -> frozenset[str]:
     """The guard words said, an action verb only as a command."""
     said = {w for w in words if w in GUARDS}
     text = " ".join(words)
-    said |= {g for g, rx in (("outside", _OUTSIDE), ("but", _BUT)) if rx.search(text)}
+    said |= {g for g, rx in (("outside", _OUTSIDE), ("but", _BUT), ("more than", _MORE))
+             if rx.search(text)}
     if _ONE_BOWL.search(text) and not _COLOR_WORD.search(text):
         said.add("one bowl")
     said |= {w for n, w in enumerate(words)

@@ -92,3 +92,19 @@ def test_a_place_outside_one_bowl_or_an_exception_is_refused_not_read_as_all_in(
 ])
 def test_the_near_forms_with_a_colour_still_read_as_all_in(text, mode):
     assert read_question(text) == Question("all_in", {"mode": mode})
+
+
+@pytest.mark.parametrize("text", [
+    "is there more than one red block?",  # read as exists: a comparison of counts
+    "is the red block almost in the blue bowl?",  # read as the relation: a degree of it
+    "is the red block partly in the blue bowl?",
+    "what should be in the blue bowl?",  # read as what is: the goal, not the scene
+])
+def test_a_comparison_a_degree_or_an_ought_is_refused(text):
+    assert _refused(text)
+
+
+def test_the_plain_forms_beside_them_still_read():
+    assert read_question("is there at least one bowl?") == Question("exists", {"type": "bowl"})
+    assert read_question("is the red block in the blue bowl now?") == Question(
+        "relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "blue bowl"})
