@@ -2,7 +2,10 @@
 
 Why a module of its own: the reader's module had grown past what it could hold readably, and
 the guards are a family of their own: negation, disjunction, nearness, order, time, absence, a
-hypothetical, a command, two questions in one, places off the tabletop. A known frame lends its
+hypothetical, a command, two questions in one, places off the tabletop; and (round 10, from a
+red team's probes) shapes of several words (`_SHAPES`: an object told apart by a word no
+program says, a side said with a possessive, a quantity phrase, ...), which `shape_guards`
+also finds in the question as typed, before a fold made it plainer. A known frame lends its
 program only to a question that says the same guards (`question_reader.read_nearest`).
 """
 
@@ -42,7 +45,19 @@ GUARDS = frozenset({"not", "no", "never", "nor", "or", "without", "except", "bes
                     # a degree of a relation ("almost in the bowl"), and what ought to be (the
                     # goal, not the scene: "what should be in the blue bowl")
                     "almost", "nearly", "partly", "partially", "half", "halfway", "barely",
-                    "should", "supposed", "ought"})
+                    "should", "supposed", "ought",
+                    # round 10's probing: a quantity, a share or a group ("are there several",
+                    # "both", "most", "a pair of", "per bowl", "alone in the bowl")
+                    "several", "multiple", "pair", "pairs", "couple", "dozen", "trio", "few",
+                    "lot", "lots", "lone", "alone", "most", "both", "fraction", "percentage",
+                    "percent", "average", "per", "kinds", "groups", "share", "shares",
+                    "sharing", "alongside", "high", "minus", "excluding", "else",
+                    # ... what will be, what belongs, what changed, what is right or false
+                    "going", "gonna", "goes", "belong", "belongs", "needs", "remain", "remains",
+                    "extra", "missing", "new", "removed", "remove", "gone", "pretend",
+                    "when", "used", "correct", "incorrect", "false", "untrue",
+                    # relations no program says ("covered by", "separate from")
+                    "cover", "covers", "covered", "covering", "separate", "separated"})
 # two questions in one ("how many blocks are there and what colour is the bowl?"): no program
 # answers both, so the guard below (`guards`) refuses them
 _TWO_QUESTIONS = re.compile(r"\b(?:and|also|plus|then|but) (?:also )?"
@@ -68,6 +83,65 @@ _COLOR_WORD = re.compile(r"\bcolou?r|\bmatch")
 _BUT = re.compile(r"\bbut (?:one|two|three|the|a|an|for)\b")
 # a comparison of counts ("is there more than one red block"): no program compares
 _MORE = re.compile(r"\b(?:more|fewer|less) than\b")
+_KIND = r"(?:blocks?|bowls?|stands?|objects?|things?)"
+_COLOR = r"(?:red|green|blue|yellow|brown|gray|cyan|orange|purple|pink|white)"
+# Round 10's probing: the shapes that lent a program to a question about something else.
+_SHAPES = {
+    # an object told apart by a word no program says ("the left bowl", "the bigger bowl",
+    # "that block", "the bowl on the left", "the top block")
+    "described": re.compile(
+        rf"\b(?:left|right|front|back|big|bigger|biggest|small|smaller|large|larger|little|"
+        rf"tall|taller|short|shorter|far|near|top|bottom|middle|center|deep|deeper|shallow|"
+        rf"light|dark|bright|this|that|these|those|other)(?: {_COLOR})? {_KIND}\b"
+        rf"|\b{_KIND} on the (?:left|right|far left|far right|top|bottom)\b(?! of)"
+        r"|\bon the (?:left|right)$"),
+    # a side said with a possessive ("the stand's left", folded to "stand is left")
+    "possessive side": re.compile(rf"\b{_KIND}(?: is|'s) (?:left|right|front|back|top|bottom)"
+                                  r"(?: side)?\b(?! of)"),
+    # a part of the table ("on the left side of the table")
+    "region": re.compile(r"\b(?:left|right|front|back|far|near) (?:side|part|half|end|edge|"
+                         r"corner|hand side) of the table\b|\bthe (?:left|right) of the table\b"),
+    # "does the blue block have the red block above it": the two objects come swapped
+    "have it": re.compile(r"\b(?:have|has|got)\b.*\b(?:above|below|beneath|under|underneath|"
+                          r"left|right|front|behind)\b|\bhave on top\b"),
+    # "the other block", "how many other blocks", "another red block", "each other"
+    # ("another block" after a relation is any block: "left of another block")
+    "other": re.compile(r"\b(?:the|what|many|there|are) other\b|\beach other\b|"
+                        r"\bthe others\b|\b(?:is there|are there|there is|any) another\b"),
+    # two kinds at once ("how many blocks and stands")
+    "two kinds": re.compile(rf"\b{_KIND} (?:and|plus) (?:the |a )?(?:{_COLOR} )?{_KIND}\b"),
+    # a block in a bowl with another block, a bowl "of its own" (no colour): who shares a bowl
+    "with a block": re.compile(rf"\bin (?:a|the) bowls? with (?:another|other|an?|one) "
+                               rf"(?:{_COLOR} )?blocks?\b|\bof (?:its|their) own$"),
+    # "which block is on top", "what is the top block": an order in the stack
+    "top": re.compile(r"(?<!on )\btop\b(?! of)"),
+    # "need to", "do i need": what is wanted, not what is ("i need the count of" is a request)
+    "need": re.compile(r"\bneed to\b|\bdo (?:i|we|you) need\b|\bneeds?$"),
+    # a quantity or a state said in a phrase ("are there many", "just one", "one more", "by
+    # itself", "on their own", "about to", "a stack of", "go in", "on the bottom")
+    "phrase": re.compile(r"(?<!how )\bmany\b|\bjust one\b|\bone more\b|\bby (?:itself|"
+                         r"themselves)\b|\bon (?:its|their) own\b(?! colou?rs?)|\babout to\b|"
+                         r"\bstack of\b|\bgo in\b|\bon the bottom\b|\b(?:have|has) moved$"),
+}
+
+
+_HOLD = re.compile(r"\b(?:hold|holds|holding|carry|carries|carrying)\b(?! up)")
+_KINDS_SAID = re.compile(r"\b(?:blocks?|bowls?|stands?|table|objects?|things?|anything|"
+                         r"something)\b")
+# a relation to "it" / "them", or a relation said last, with no second object to point at
+_NO_ANCHOR = re.compile(r"\b(?:in|on|under|inside|underneath|behind|above|below|beneath|top of) "
+                        r"(?:it|them)\b|\b(?:inside|underneath|beneath|below|above|behind|"
+                        r"under|in there|on top)$")
+
+
+def shape_guards(text: str) -> frozenset[str]:
+    """The round-10 shapes said in a question, folded and as typed (lower case, letters only):
+    before any fold or rewrite made it plainer (the fold turns "this bowl" into "the bowl", a
+    rewrite takes "right" for a tag)."""
+    from vrs.question_vocab import fold_question
+
+    said = (fold_question(text), " ".join(re.sub(r"[^a-z' ]", " ", text.lower()).split()))
+    return frozenset(name for name, rx in _SHAPES.items() if any(rx.search(t) for t in said))
 
 
 def guards(words: list[str]) -> frozenset[str]:
@@ -78,6 +152,11 @@ def guards(words: list[str]) -> frozenset[str]:
              if rx.search(text)}
     if _ONE_BOWL.search(text) and not _COLOR_WORD.search(text):
         said.add("one bowl")
+    said |= {name for name, rx in _SHAPES.items() if rx.search(text)}
+    if _HOLD.search(text) and "bowl" not in text:
+        said.add("held by no bowl")  # a stand or block holds nothing in it: things are on it
+    if _NO_ANCHOR.search(text) and len(_KINDS_SAID.findall(text)) < 2:
+        said.add("no anchor")
     said |= {w for n, w in enumerate(words)
              if w in ACTS and (n == 0 or words[n - 1] in ("you", "please", "to"))}
     if _TWO_QUESTIONS.search(text):

@@ -50,7 +50,10 @@ def list_request(text: str) -> bool:
     words = plain(text).split()
     raw = " ".join(re.sub(r"[^a-z ]", " ", text.lower()).split())  # before the embedded-
     # question folds ("what can you see in front of the camera" folds to "what is in front ...")
-    if not words or guards(words) or any(w in ALL_COLORS for w in words):
+    said = guards(words)
+    if _all_kinds(" ".join(words)):  # "the blocks, bowls and anything else": all of them
+        said -= {"else", "two kinds"}
+    if not words or said or any(w in ALL_COLORS for w in words):
         return False
     if any(_TYPES.get(w) in ("block", "bowl", "stand") for w in words) and not _all_kinds(
             " ".join(words)):

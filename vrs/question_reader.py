@@ -37,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vrs.question_guards import ACTS, GUARDS
+from vrs import question_typos
+from vrs.question_guards import ACTS, GUARDS, shape_guards
 from vrs.question_guards import guards as _guards
 from vrs.question_program import Question, UnsupportedQuestion
 from vrs.question_rewrites import rewrite
@@ -510,6 +511,12 @@ def read_nearest(text: str) -> tuple[Question, float]:
     """The program of the nearest known frame that fits `text`, and its similarity; raises
     UnsupportedQuestion (a short reason) when none is near enough and fits."""
     p = take_apart(plain(text))
+    unknown = _unknown_objects(fold_question(plain(text)).split())
+    if unknown:  # a word no frame says, where it tells the object ("the black block", "a ball")
+        raise UnsupportedQuestion(f"did not understand {', '.join(map(repr, unknown))}")
+    shapes = shape_guards(text) - p.guards
+    if shapes:  # said before the rewrites made it plainer ("this bowl", "the stand's right")
+        raise UnsupportedQuestion(f"it says what no program carries ({', '.join(sorted(shapes))})")
     b = bank()
     sims = b.vectors @ _frame_vector(p.frame)
     for n in np.argsort(-sims)[:TOP_K]:
@@ -549,6 +556,28 @@ def vocabulary() -> frozenset[str]:
     return frozenset(words - _slips())
 
 
+_OBJECT_BEFORE = frozenset({"a", "an", "the", "any", "some", "there", "is", "are"})
+
+
+def _unknown_objects(words: list[str]) -> list[str]:
+    """The words no frame says that stand where an object is told (before a kind or a colour,
+    or after an article, a colour or "is there"): "the black block", "a red ball". Why
+    only there and not any unknown word: people add words that change nothing ("i need the
+    count of ...", "contian", "plese"); why not a slip of a known word: "ther", "bowels" are
+    slips, but a real word ("black", "clock": `question_typos.REAL_WORDS`) never is one."""
+    known, out = vocabulary(), []
+    for n, w in enumerate(words):
+        if w in known or not w.isalpha():
+            continue
+        before = n + 1 < len(words) and (words[n + 1] in _TYPES or words[n + 1] in ALL_COLORS)
+        after = n > 0 and (words[n - 1] in _OBJECT_BEFORE or words[n - 1] in ALL_COLORS)
+        slip = w not in question_typos.REAL_WORDS and any(
+            question_typos.one_keystroke(w, k) for k in known)
+        if (before or after) and not slip:
+            out.append(w)
+    return out
+
+
 def _slips() -> set[str]:
     """Words only the bank's rows marked as typos say ("blok", "diffrent"): their frames join
     the bank, but their slips must stay slips, or `respell` would keep them."""
@@ -575,9 +604,9 @@ def respell(text: str) -> str:
 def _respelled(words: list[str], n: int) -> str:
     """words[n], or the word it is a slip of (see `respell`)."""
     w, known = words[n], vocabulary()
-    if w in known or len(w) < 3 or not w.isalpha():
+    if w in known or len(w) < 3 or not w.isalpha() or w in question_typos.REAL_WORDS:
         return w
-    placed = slip_in_place(words, n) or synonym_slip(w)
+    placed = slip_in_place(words, n) or synonym_slip(w) or question_typos.guard_slip(w)
     if placed or len(w) < 4:
         return placed or w
     scored = sorted(((difflib.SequenceMatcher(None, w, k).ratio(), k)

@@ -33,8 +33,12 @@ _REWRITES = [(re.compile(p), r) for p, r in (
     # "some bowl or other" is any bowl ("other" is no word of difference there)
     (r"\b(some|any|a|an|one) (\w+) or (?:an)?other\b", r"\1 \2"),
     # what a bowl holds is what is in it
-    (r"^what (?:does|do) (the .+?) (?:contain|hold)$", r"what is in \1"),
-    (r"^what (?:is|are) (the .+?) (?:containing|holding)$", r"what is in \1"),
+    # (a bowl holds what is in it; a stand or a block what is on it)
+    (r"^what (?:does|do) (the (?:\w+ )?bowls?) (?:contain|hold)$", r"what is in \1"),
+    (r"^what (?:is|are) (the (?:\w+ )?bowls?) (?:containing|holding)$", r"what is in \1"),
+    (r"^what (?:does|do) (the (?:\w+ )?(?:stand|block)s?) (?:hold|carry)$", r"what is on \1"),
+    (r"^what (?:is|are) (the (?:\w+ )?(?:stand|block)s?) (?:holding|carrying)$",
+     r"what is on \1"),
     (r"^how many (\S+(?: \S+)?) (?:is|are|does|do) (the (?:\S+ )?bowl) "
      r"(?:contain|hold|containing|holding|have in it|got in it)$", r"how many \1 are in \2"),
     (r"\b(?:being )?(?:held|contained) (?:by|in)\b", "in"),

@@ -52,6 +52,12 @@ PARSE_WORDS = {
     # the frames "i'd like to know", "i'm wondering"; "hasn't" / "haven't" so that the negation
     # of a perfect ("hasn't the red block been put in the bowl?") is named as one and refused
     "i'd": "i would", "i'm": "i am", "hasn't": "has not", "haven't": "have not",
+    # the same negations typed without the apostrophe ("what isnt in the bowl"): a negation
+    # still, to be named and refused, never a word the reader drops
+    "isnt": "is not", "arent": "are not", "dont": "do not", "doesnt": "does not",
+    "cant": "cannot", "hasnt": "has not", "havent": "have not", "wasnt": "was not",
+    "werent": "were not", "didnt": "did not", "wont": "will not", "aint": "is not",
+    "shouldnt": "should not", "couldnt": "could not", "wouldnt": "would not",
     # the scene's objects in other people's words: the stand is the one raised flat thing
     # ("platform", "board", "pedestal"), a bowl any open vessel ("container", "basin")
     "platform": "stand", "platforms": "stands", "board": "stand", "boards": "stands",

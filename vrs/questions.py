@@ -86,6 +86,9 @@ def read_question(text: str) -> Question:
     answer with; `CODEPLAN_QUESTION_READER=grammar` leaves the grammar alone. Raises the
     grammar's UnsupportedQuestion, its first line saying why the reader refused too."""
     try:
+        if _guarded(text):
+            raise UnsupportedQuestion(f"cannot understand {text!r}: it says what no program "
+                                      f"carries (a guard word or shape)\n{supported_forms()}")
         return parse_question(text)
     except UnsupportedQuestion as refused:
         from vrs import question_lists, question_reader
@@ -93,7 +96,8 @@ def read_question(text: str) -> Question:
         if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
             raise
         try:  # "is ther a green blok", "the X is under the Y, isn't it"
-            return parse_question(question_reader.plain(text))
+            if not _guarded(text):
+                return parse_question(question_reader.plain(text))
         except UnsupportedQuestion:
             pass
         if question_lists.list_request(text):  # "an inventory of the table, please"
@@ -104,6 +108,29 @@ def read_question(text: str) -> Question:
             first, _, rest = str(refused).partition("\n")
             raise UnsupportedQuestion(f"{first}; nor is it a known question in other words "
                                       f"({why})\n{rest}") from None
+
+
+# Guards some phrasing of the grammar itself says ("has the block been put ..." is 'have it',
+# "left of another block" 'other', "does the block hold ..." 'held by no bowl', "was put on"):
+# the grammar's language stays as it is, so these are left to the reader. Found by rendering
+# every phrasing (tests/vrs/test_question_reader_round10.py checks that none is guarded).
+GRAMMAR_SAYS = frozenset({"have it", "held by no bowl", "described", "other", "no anchor",
+                          "colors", "one bowl", "region", "not", "was", "were"})
+
+
+def _guarded(text: object) -> bool:
+    """Whether a question says a guard (`question_guards`: a quantity, a time to come, a
+    comparison, a side said with a possessive, ...) that no phrasing of the grammar says.
+    Such a question skips the grammar: a phrasing can match it while dropping the guard ("is
+    there more than one red block" read as exists, "are both blocks in bowls" as some). The
+    reader then lends a program only from a known frame that says the same guards."""
+    from vrs import question_reader
+    from vrs.question_guards import guards, shape_guards
+
+    if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
+        return False
+    said = guards(fold_question(question_reader.plain(text)).split()) | shape_guards(text)
+    return bool(said - GRAMMAR_SAYS)
 
 
 def render_question(q: Question, rng: np.random.Generator | None = None) -> str:

@@ -3,6 +3,8 @@ this file's own (none is in a paraphrase set), and the near misses that must sta
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from vrs import question_typos
@@ -108,3 +110,37 @@ def test_the_plain_forms_beside_them_still_read():
     assert read_question("is there at least one bowl?") == Question("exists", {"type": "bowl"})
     assert read_question("is the red block in the blue bowl now?") == Question(
         "relation_yes_no", {"subject": "red block", "rel": "in", "anchor": "blue bowl"})
+
+
+# -- a red team's probes (round 10): sentences written to be misread ----------------------------
+PROBES = Path(__file__).parent / "data" / "reader_probes_round10.txt"
+
+
+def test_the_red_teams_misreads_are_refused():
+    """189 sentences a helper wrote to be misread (2026-11-28, 1,729 probes), each read as
+    another question before round 10's guards: now every one is refused. Dev data for those
+    guards, not a held-out figure (the seventeenth set is that)."""
+    lines = PROBES.read_text().splitlines()
+    assert len(lines) >= 180
+    read = [t for t in lines if not _refused(t)]
+    assert read == []
+
+
+def test_no_phrasing_of_the_grammar_is_guarded_before_the_grammar():
+    """The guards checked before the grammar (`questions._guarded`) leave the grammar's own
+    language alone: none fires on any phrasing rendered with drawn params."""
+    import numpy as np
+
+    from vrs.question_reader import _rendered
+    from vrs.questions import _guarded
+
+    for seed in range(3):
+        guarded = [t for t, _q in _rendered(np.random.default_rng(seed)) if _guarded(t)]
+        assert guarded == []
+
+
+def test_an_unknown_word_where_an_object_is_told_is_refused_and_a_slip_is_not():
+    assert _refused("is there a black block?")  # "black" is no colour of the scene
+    assert _refused("is there a red ball?")  # a real word, not a slip of "all"
+    assert read_question("how many purple blocks are ther") == Question(
+        "count", {"type": "block", "color": "purple"})
