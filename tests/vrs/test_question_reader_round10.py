@@ -113,7 +113,7 @@ def test_the_plain_forms_beside_them_still_read():
 
 
 # -- a red team's probes (round 10): sentences written to be misread ----------------------------
-PROBES = Path(__file__).parent / "data" / "reader_probes_round10.txt"
+PROBES = Path(__file__).parent / "reader_probes_round10.txt"
 
 
 def test_the_red_teams_misreads_are_refused():
