@@ -54,6 +54,13 @@ VARIANT_TEXT = {
                 "front right with long shadows, a cork-board table, blocks bevelled by 20%, "
                 "hexagonal bowls; the jitter camera, blur 0.8 px, noise 3; the arm in view in "
                 "30% of the images. An evaluation set: never put it in a training mixture",
+    "gallery": "a FIFTH held-out look (issue 27, session 25, written after the workshop look "
+               "was measured), none of which the `random` variant draws: a sixth palette (soft "
+               "gallery-print colours inside each name's range), a green-tinted fluorescent "
+               "light from overhead without shadows, a dark green veined marble table, blocks "
+               "20% larger, wide shallow bowls of 20 facets; the jitter camera, blur 1.5 px, "
+               "noise 8; the arm in view in 30% of the images. An evaluation set: never put it "
+               "in a training mixture",
 }
 
 
@@ -73,7 +80,7 @@ def dataset_card(manifest: dict) -> str:
               f"{f['shard_seeds'][1]} |" for name, f in families.items()]
     lines += ["", "A scene is a function of its shard seed whatever the variant: a dataset at "
               "another `--seed-offset` shares none of these scenes.", ""]
-    if variant in ("random", "foreign", "studio", "kitchen", "workshop"):
+    if variant in ("random", "foreign", "studio", "kitchen", "workshop", "gallery"):
         lines += ["Colour names (HSV boxes; hue in degrees, a range lo > hi wraps through 0):",
                   "", "| name | hue | saturation | value | foreign look's RGB |",
                   "|---|---|---|---|---|"]

@@ -146,5 +146,38 @@ def _workshop_look(rng: np.random.Generator) -> Look:
                 noise=3.0, blur=0.8, arm=bool(rng.random() < 0.3))
 
 
+# The gallery look's palette (session 25): soft gallery-print colours, each inside its name's
+# range, chosen before any model saw the look.
+GALLERY_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (214, 72, 64),
+    "orange": (237, 145, 52),
+    "yellow": (235, 214, 80),
+    "green": (74, 148, 84),
+    "cyan": (119, 191, 199),
+    "blue": (80, 97, 178),
+    "purple": (168, 101, 168),
+    "pink": (245, 171, 190),
+    "brown": (122, 89, 67),
+    "white": (242, 239, 233),
+    "gray": (168, 175, 178),
+}
+
+
+def _gallery_look(rng: np.random.Generator) -> Look:
+    """The fifth held-out look (issue 27, session 25), written after workshop was measured and
+    before the next change to `random`: the gallery palette, a green-tinted fluorescent light
+    from overhead (a tint off `random`'s warm-cool axis) with no shadows and ambient 0.9, a
+    dark green veined marble table (more saturated than any `random` table), blocks 20% larger
+    than `random`'s largest, wide shallow bowls of 20 facets, heavier noise and blur. Only the
+    arm and the marble's seed vary per image; the jitter camera."""
+    light = Light(direction=(0.1, 0.15, 0.98), color=(0.9, 1.0, 0.88), ambient=0.9,
+                  diffuse=0.25, specular=0.1, shadow=False)
+    table = Table(kind="marble", rgb=(31, 76, 54), seed=int(rng.integers(2**31)))
+    return Look("gallery", dict(GALLERY_PALETTE), (126, 90, 60), light, table,
+                BlockMesh(bevel=0.1, scale=1.2),
+                BowlMesh(rim=0.08, height=0.03, floor=0.05, segments=20),
+                noise=8.0, blur=1.5, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
-                  "workshop": _workshop_look}
+                  "workshop": _workshop_look, "gallery": _gallery_look}

@@ -20,7 +20,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     patterns of drawn period, width and contrast: `_structured`), `tiles` (two-tone squares
     with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
     `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
-    the workshop look)."""
+    the workshop look), `marble` (pale veins through a dark stone: the gallery look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -42,6 +42,11 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     elif table.kind == "cork":  # the workshop look: a granular board (held out)
         shade = (1.0 + 0.10 * _smooth_noise(rng, size, 160) + 0.06 * _smooth_noise(rng, size, 24)
                  - 0.22 * (rng.random((size, size)) < 0.06)).astype(np.float32)
+    elif table.kind == "marble":  # the gallery look: pale winding veins (held out)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+        t = 0.02 * xx + 0.012 * yy + 3.0 * _smooth_noise(rng, size, 6)
+        veins = np.abs(np.sin(3.0 * t)) < 0.07
+        shade = (1.0 + 0.08 * _smooth_noise(rng, size, 24) + 1.6 * veins).astype(np.float32)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -50,7 +55,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, tiles, felt, granite, cork")
+                         f"grid, checker, stripes, tiles, felt, granite, cork, marble")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

@@ -162,7 +162,7 @@ def test_an_unknown_look_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="random, foreign, studio, kitchen"):
         draw_look("photoreal", np.random.default_rng(0))
     with pytest.raises(ValueError, match="tiles"):
-        table_texture(draw_look("random", np.random.default_rng(0)).table.__class__(kind="marble"))
+        table_texture(draw_look("random", np.random.default_rng(0)).table.__class__(kind="terrazzo"))
 
 
 @pytest.mark.parametrize("spec", [BlockMesh(), BlockMesh(bevel=0.3, scale=1.1),
@@ -261,3 +261,24 @@ def test_the_card_of_a_look_dataset_lists_the_ranges_and_marks_foreign_as_evalua
     assert "THIRD held-out look" in kitchen and "never put it in a training mixture" in kitchen
     shop = dataset_card({"settings": {"variant": "workshop"}, "families": fams})
     assert "FOURTH held-out look" in shop and "never put it in a training mixture" in shop
+
+
+def test_the_gallery_look_is_nothing_the_random_variant_draws():
+    """The next held-out look (session 25, unmeasured): palette, marble table, green-tinted
+    light, larger blocks, wide bowls, noise and blur all outside `random`."""
+    from datagen.held_out_looks import GALLERY_PALETTE, WORKSHOP_PALETTE
+
+    look = draw_look("gallery", np.random.default_rng(0))
+    assert look.colors == GALLERY_PALETTE and look.table.kind == "marble"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in GALLERY_PALETTE.items())
+    assert GALLERY_PALETTE not in (FOREIGN_PALETTE, STUDIO_PALETTE, KITCHEN_PALETTE,
+                                   WORKSHOP_PALETTE)
+    assert not TABLE_RANGE.contains(look.table.rgb)
+    r, g, b = look.light.color
+    assert g > r and g > b  # green: off `random`'s warm-cool axis (red or blue stays 1.0)
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([29, i]))
+        assert drawn.table.kind != "marble" and drawn.colors != GALLERY_PALETTE
+        assert max(drawn.light.color) == 1.0 and drawn.light.ambient < look.light.ambient
+        assert drawn.block.scale < look.block.scale and drawn.bowl.rim < look.bowl.rim
+        assert drawn.noise < look.noise and drawn.blur < look.blur
