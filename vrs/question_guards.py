@@ -57,7 +57,16 @@ GUARDS = frozenset({"not", "no", "never", "nor", "or", "without", "except", "bes
                     "extra", "missing", "new", "removed", "remove", "gone", "pretend",
                     "when", "used", "correct", "incorrect", "false", "untrue",
                     # relations no program says ("covered by", "separate from")
-                    "cover", "covers", "covered", "covering", "separate", "separated"})
+                    "cover", "covers", "covered", "covering", "separate", "separated",
+                    "opposite",
+                    # a degree of a side ("slightly / far / directly left of"; "so far")
+                    "slightly", "far", "farther", "further", "directly", "well", "way",
+                    "somewhat", "roughly",
+                    # colours the scene has no name for, and materials ("a teal bowl")
+                    "black", "teal", "navy", "maroon", "beige", "violet", "indigo", "magenta",
+                    "turquoise", "lime", "olive", "tan", "gold", "golden", "silver", "crimson",
+                    "scarlet", "amber", "ivory", "cream", "lavender", "coral", "khaki",
+                    "bronze", "plastic", "metal", "metallic", "glass", "rubber", "paper"})
 # two questions in one ("how many blocks are there and what colour is the bowl?"): no program
 # answers both, so the guard below (`guards`) refuses them
 _TWO_QUESTIONS = re.compile(r"\b(?:and|also|plus|then|but) (?:also )?"
@@ -82,7 +91,7 @@ _COLOR_WORD = re.compile(r"\bcolou?r|\bmatch")
 # "all blocks but one", "every block but the red one": an exception
 _BUT = re.compile(r"\bbut (?:one|two|three|the|a|an|for)\b")
 # a comparison of counts ("is there more than one red block"): no program compares
-_MORE = re.compile(r"\b(?:more|fewer|less) than\b")
+_MORE = re.compile(r"\b(?:more|fewer|less)(?: \w+)? than\b")
 _KIND = r"(?:blocks?|bowls?|stands?|objects?|things?)"
 _COLOR = r"(?:red|green|blue|yellow|brown|gray|cyan|orange|purple|pink|white)"
 # Round 10's probing: the shapes that lent a program to a question about something else.
@@ -119,6 +128,15 @@ _SHAPES = {
     "need": re.compile(r"\bneed to\b|\bdo (?:i|we|you) need\b|\bneeds?$"),
     # a quantity or a state said in a phrase ("are there many", "just one", "one more", "by
     # itself", "on their own", "about to", "a stack of", "go in", "on the bottom")
+    # an owner said ("my bowl", "the user's bowl"), a pronoun with nothing before it ("are
+    # they in bowls", "how many of them"), "other than" (not "than its own"), a material
+    "owner": re.compile(rf"\b(?:my|your|his|her|our)(?: {_COLOR})? {_KIND}\b|"
+                        rf"\b(?!(?:what|there|that|it|where|who|here|how|colou?r)'s)\w+'s"
+                        rf"(?: {_COLOR})? {_KIND}\b|\bwooden (?!stands?|platforms?|boards?|"
+                        r"planks?)|\b(?:plastic|metal|metallic|glass|rubber|paper)\b"),
+    "pronoun": re.compile(r"^(?:are|is|were|was) (?:they|it|them)\b(?! true)|\bhow many of "
+                          r"(?:them|those)\b|\bother than (?!its|their|them|itself|themselves|"
+                          r"the blocks?\b)"),
     "phrase": re.compile(r"(?<!how )\bmany\b|\bjust one\b|\bone more\b|\bby (?:itself|"
                          r"themselves)\b|\bon (?:its|their) own\b(?! colou?rs?)|\babout to\b|"
                          r"\bstack of\b|\bgo in\b|\bon the bottom\b|\b(?:have|has) moved$"),
