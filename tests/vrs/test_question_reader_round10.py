@@ -6,21 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from reader_cases import refused as _refused
 
 from vrs import question_typos
 from vrs.question_reader import take_apart
 from vrs.question_vocab import fold_question
-from vrs.questions import Question, UnsupportedQuestion, read_question
+from vrs.questions import Question, read_question
 
 DIFFERENT = Question("all_in", {"mode": "different"})
-
-
-def _refused(text: str) -> bool:
-    try:
-        read_question(text)
-    except UnsupportedQuestion:
-        return True
-    return False
 
 
 # -- a sameness denied is a difference, or else nothing -----------------------------------------

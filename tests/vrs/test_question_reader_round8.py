@@ -5,19 +5,12 @@ the refused kinds that must stay refused."""
 from __future__ import annotations
 
 import pytest
+from reader_cases import refused as _refused
 
 from vrs import question_lists, question_typos
 from vrs import question_reader as reader
 from vrs.question_reader import take_apart
-from vrs.questions import Question, UnsupportedQuestion, parse_question, read_question
-
-
-def _refused(text: str) -> bool:
-    try:
-        read_question(text)
-    except UnsupportedQuestion:
-        return True
-    return False
+from vrs.questions import Question, parse_question, read_question
 
 
 # -- slips: two letters swapped in a short word, "ther" before a pronoun --------------------

@@ -5,20 +5,13 @@ the refused kinds that must stay refused."""
 from __future__ import annotations
 
 import pytest
+from reader_cases import refused as _refused
 
 from vrs import question_reader as reader
 from vrs import question_topics, question_typos
 from vrs.question_reader import take_apart
 from vrs.question_vocab import fold_question
-from vrs.questions import Question, UnsupportedQuestion, read_question
-
-
-def _refused(text: str) -> bool:
-    try:
-        read_question(text)
-    except UnsupportedQuestion:
-        return True
-    return False
+from vrs.questions import Question, read_question
 
 
 # -- a box is a block, unless something is in it ----------------------------------------------
