@@ -162,7 +162,8 @@ def test_an_unknown_look_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="random, foreign, studio, kitchen"):
         draw_look("photoreal", np.random.default_rng(0))
     with pytest.raises(ValueError, match="tiles"):
-        table_texture(draw_look("random", np.random.default_rng(0)).table.__class__(kind="terrazzo"))
+        table = draw_look("random", np.random.default_rng(0)).table
+        table_texture(table.__class__(kind="terrazzo"))
 
 
 @pytest.mark.parametrize("spec", [BlockMesh(), BlockMesh(bevel=0.3, scale=1.1),
