@@ -19,6 +19,8 @@ objects qualify is documented in `question_exec`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from vrs.question_exec import answer_question
@@ -119,6 +121,16 @@ GRAMMAR_SAYS = frozenset({"have it", "held by no bowl", "described", "other", "n
 
 
 def _guarded(text: object) -> bool:
+    """`_guarded_text` for a string (a controller asks the same questions again and again:
+    cached); False for anything else, which the grammar refuses with its own message."""
+    from vrs import question_reader
+
+    return (isinstance(text, str) and question_reader.reader_enabled()
+            and _guarded_text(text))
+
+
+@lru_cache(maxsize=4096)
+def _guarded_text(text: str) -> bool:
     """Whether a question says a guard (`question_guards`: a quantity, a time to come, a
     comparison, a side said with a possessive, ...) that no phrasing of the grammar says.
     Such a question skips the grammar: a phrasing can match it while dropping the guard ("is
@@ -127,7 +139,7 @@ def _guarded(text: object) -> bool:
     from vrs import question_reader
     from vrs.question_guards import guards, shape_guards
 
-    if not isinstance(text, str) or not text.strip() or not question_reader.reader_enabled():
+    if not text.strip():
         return False
     said = guards(fold_question(question_reader.plain(text)).split()) | shape_guards(text)
     return bool(said - GRAMMAR_SAYS)
