@@ -80,12 +80,16 @@ SIXTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_sixteenth.jso
 # A seventeenth set by a seventeenth hand (the same brief), frozen (session 25) after the
 # sixteenth was measured: the held-out set of the next round (dev: sixteenth).
 SEVENTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_seventeenth.jsonl"
+# An eighteenth set by an eighteenth hand (the same brief), frozen (session 25) after the
+# seventeenth was measured: the held-out set of the next round (dev: sixteenth, seventeenth).
+EIGHTEENTH_FILE = Path(vrs.__file__).parent / "question_paraphrases_eighteenth.jsonl"
 PARTS = ("dev", "heldout", "independent", "third", "fourth", "fifth", "sixth", "seventh",
          "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth",
-         "fourteenth", "fifteenth", "sixteenth", "seventeenth")
+         "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+         "eighteenth")
 # Frozen sets not yet measured: no test scores them and the reader's bank never holds them,
 # so their one measurement is the round's held-out figure. Remove a part once measured.
-UNMEASURED = ("seventeenth",)
+UNMEASURED = ("eighteenth",)
 READERS = ("nearest", "grammar")  # read_question (grammar, then the reader) | parse_question
 # Re-pinned in the third round: two rows ("what is on the table?", one held out, one dev) were
 # relabelled from a refusal to list_objects, how both independent hands read them.
@@ -121,7 +125,8 @@ def load_paraphrases(path: Path | None = None, part: str | None = None) -> list[
                 + load_paraphrases(TENTH_FILE) + load_paraphrases(ELEVENTH_FILE)
                 + load_paraphrases(TWELFTH_FILE) + load_paraphrases(THIRTEENTH_FILE)
                 + load_paraphrases(FOURTEENTH_FILE) + load_paraphrases(FIFTEENTH_FILE)
-                + load_paraphrases(SIXTEENTH_FILE) + load_paraphrases(SEVENTEENTH_FILE))
+                + load_paraphrases(SIXTEENTH_FILE) + load_paraphrases(SEVENTEENTH_FILE)
+                + load_paraphrases(EIGHTEENTH_FILE))
     path = Path(path)
     rows = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -15,6 +15,7 @@ import pytest
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from runtime.eval.question_paraphrases import (
+    EIGHTEENTH_FILE,
     EIGHTH_FILE,
     ELEVENTH_FILE,
     FIFTEENTH_FILE,
@@ -87,7 +88,8 @@ def test_the_independent_set_is_frozen_and_never_misread():
                                        + len(load_paraphrases(FOURTEENTH_FILE))
                                        + len(load_paraphrases(FIFTEENTH_FILE))
                                        + len(load_paraphrases(SIXTEENTH_FILE))
-                                       + len(load_paraphrases(SEVENTEENTH_FILE)))
+                                       + len(load_paraphrases(SEVENTEENTH_FILE))
+                                       + len(load_paraphrases(EIGHTEENTH_FILE)))
 
 
 @pytest.fixture(scope="module")
@@ -490,6 +492,8 @@ FROZEN = {
                   "f50461c9b4a63ecfdc3099df6d20a0d7304063b8853db146584214fa76650a07"),
     "seventeenth": (SEVENTEENTH_FILE,
                     "262858a8f00cf709c0f7e4d94e84074ebdbbfc8964df79e9090f4a3f991fdd5e"),
+    "eighteenth": (EIGHTEENTH_FILE,
+                   "673b03122f78cafb064ff73f2787f7bad41cc5c6e6d927fce6ada4437448e06b"),
 }
 
 
