@@ -163,3 +163,14 @@ def test_the_wooden_stand_and_another_colour_than_their_own_still_read():
     assert read_question("is the red block on the wooden stand?") == Question(
         "relation_yes_no", {"subject": "red block", "rel": "on", "anchor": "stand"})
     assert read_question("are all blocks in bowls of a colour other than their own?") == DIFFERENT
+
+
+def test_the_guard_check_before_the_grammar_is_off_with_the_reader(monkeypatch):
+    """CODEPLAN_QUESTION_READER=grammar leaves the grammar alone, guards or not (the check is
+    cached per text, the switch is read on every call)."""
+    from vrs.questions import _guarded
+
+    assert _guarded("is there more than one red block?")
+    monkeypatch.setenv("CODEPLAN_QUESTION_READER", "grammar")
+    assert not _guarded("is there more than one red block?")
+    assert not _guarded(["not", "a", "string"])
