@@ -592,8 +592,9 @@ class Controller:
         questions = [q for c in claims for q in c.questions()]
         answers = iter(self._ask(questions))
         self.counters.checks += [str(c) for c in claims]
-        votes = [[self._vote(next(answers)) for _ in c.questions()] for c in claims]
-        believed = _believed(claims, votes)
+        texts = [[next(answers) for _ in c.questions()] for c in claims]
+        votes = [[self._vote(a) for a in t] for t in texts]
+        believed = _believed(claims, votes, _missing(a for t in texts for a in t))
         unseen = [str(c) for c, v in zip(claims, votes, strict=True) if None in v]
         truth = [self._ground_truth(c.instruction()).get("holds") for c in claims]
         if any(t is not None for t in truth) or unseen:  # truth: for the audit only
@@ -655,17 +656,35 @@ class Controller:
         return answers
 
 
-def _believed(claims: list[Claim], votes: list[list[bool | None]]) -> list[bool]:
-    """Which claims hold, from their questions' votes (`Controller._vote`). A "no" fails a
-    claim; a claim with a "yes" and otherwise unseen parts holds (a pyramid block seen on one
-    of its two supports, the other hidden under it); a claim seen in no part holds only when
-    a claim seen holding rests on its block: a block hidden by what was put on it is where
-    it was. Why: read as "no", every hidden bottom-row block was redone — the actor lifted
-    the block on top of it — and pyramids ended on the retry budget (184 of 400 episodes)."""
+def _believed(claims: list[Claim], votes: list[list[bool | None]],
+              missing: frozenset[str] = frozenset()) -> list[bool]:
+    """Which claims hold, from their questions' votes (`Controller._vote`); `missing` are
+    the objects the reasoner said it does not see. A "no" fails a claim; a claim with a
+    "yes" and otherwise unseen parts holds (a pyramid block seen on one of its two supports,
+    the other hidden under it). A claim seen in no part holds when a block is seen that
+    explains why: its own block is seen (what it was put on is hidden under it), or its
+    block is hidden and a block seen is claimed on it, by a claim seen holding or a later
+    one (or a hidden block so covered: a pyramid's base under its middle row under its
+    top). Why: read as "no", every hidden bottom-row block was redone — the actor lifted the
+    block on top of it — and pyramids ended on the retry budget (184 of 400 episodes); the
+    later-claim and own-block cases were still redone (a row block hidden under a middle-row
+    block whose two supports were both hidden: dev pyramids 5000-5019)."""
     seen = [True in v and False not in v for v in votes]
     under_seen = {t for c, ok in zip(claims, seen, strict=True) if ok for t in c.targets}
-    return [False not in v and (True in v or c.pick in under_seen)
+    covered: set[str] = set()  # hidden blocks under a block seen, or under one so covered
+    for i in reversed(range(len(claims))):
+        if claims[i].pick not in missing or claims[i].pick in covered:
+            covered |= {e.pick for e in claims[:i] if e.pick in claims[i].targets}
+    return [False not in v and (True in v or c.pick not in missing or c.pick in under_seen
+                                or c.pick in covered)
             for c, v in zip(claims, votes, strict=True)]
+
+
+def _missing(answers) -> frozenset[str]:
+    """The objects a reasoner's answers say it does not see ("unknown object: no 'X' in
+    the scene; ...")."""
+    return frozenset(a.split("'")[1] for a in answers
+                     if a.startswith(UNKNOWN) and a.count("'") >= 2)
 
 
 def _builds_on(claim: Claim, earlier: Claim) -> bool:

@@ -64,7 +64,7 @@ class Toolbox:
         one) both are needed. ValueError when nothing that is needed can be grounded."""
         pick_name, place_text = parse_step(instruction)
         grasp = _grounded(lambda: self.grounded.grasp_for(obs, pick_name))
-        place = _grounded(lambda: self.grounded.place_for(obs, place_text))
+        place = _grounded(lambda: self.grounded.place_for(obs, place_text, pick_name))
         if learned is None:
             if grasp is None or place is None:
                 raise ValueError(f"perception does not see the {pick_name} or the {place_text}")

@@ -41,3 +41,25 @@ def test_a_block_partly_over_the_edge_is_picked_inside_the_workspace(env):
     assert in_workspace(action.pick)
     obs = env.execute(action)
     assert obs.last_action.ok and obs.last_action.picked == block and env.success()
+
+
+def test_a_block_already_on_the_stand_is_put_back_in_its_own_slot(env):
+    """Redoing "put X on the stand" for a block a reasoner misread keeps the row: the block
+    returns to the slot it fills, where before it went to the next free slot (or onto the
+    middle one, with all three full); a block not on the stand takes the first free slot."""
+    from ravens_env.tasks.stack_block_pyramid import slot_occupant, stand_slots
+
+    obs = env.reset("stack-block-pyramid", 5001)
+    actor = OracleActor(env)
+    blocks = [o.name for o in env.scene(visibility=False).of_type("block")]
+    for name in blocks[:3]:
+        obs = env.execute(actor.act(obs, f"put the {name} on the stand"))
+    scene = env.scene(visibility=False)
+    slots = stand_slots(scene.get("stand"))[:3]
+    assert [slot_occupant(scene, s) for s in slots] == blocks[:3]
+    for name, slot in zip(blocks[:3], slots, strict=True):
+        action = actor.act(obs, f"put the {name} on the stand")
+        assert action.place[:2] == pytest.approx(slot[:2])
+    obs = env.execute(actor.act(obs, f"put the {blocks[2]} on the stand"))
+    scene = env.scene(visibility=False)
+    assert [slot_occupant(scene, s) for s in slots] == blocks[:3]

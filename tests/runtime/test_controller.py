@@ -246,9 +246,42 @@ def test_a_block_hidden_under_a_block_seen_on_it_still_holds():
 
     base, top = Claim("brown block", "stand"), Claim("pink block", "blue block and brown block")
     alone = Claim("red block", "stand")
-    assert _believed([base, top, alone], [[None], [True, None], [None]]) == [True, True, False]
-    assert _believed([base, top], [[None], [False, None]]) == [False, False]
+    hidden = frozenset({"brown block", "red block"})
+    assert _believed([base, top, alone], [[None], [True, None], [None]], hidden) == \
+        [True, True, False]
+    assert _believed([base, top], [[False], [True, None]], hidden) == [False, True]
     assert _believed([base], [[True]]) == [True]
+
+
+def test_a_block_hidden_under_a_later_block_seen_anywhere_holds_and_so_does_that_block():
+    """The claim on a hidden block need not be seen holding: a block seen that a later claim
+    put on it explains why it is hidden (its own claim may fail on its other support), and a
+    block seen whose supports are all hidden rests on them. Not so for a block claimed on it
+    that is hidden too, nor for a claim made before the hidden block's own."""
+    from runtime.controller import _believed
+
+    base, mid = Claim("cyan block", "stand"), Claim("red block", "brown block and cyan block")
+    assert _believed([base, mid], [[None], [None, None]],
+                     frozenset({"cyan block", "brown block"})) == [True, True]
+    assert _believed([base, mid], [[None], [False, None]],
+                     frozenset({"cyan block", "brown block"})) == [True, False]
+    assert _believed([base, mid], [[None], [None, None]],
+                     frozenset({"cyan block", "brown block", "red block"})) == [False, False]
+    assert _believed([mid, base], [[None, None], [None]],
+                     frozenset({"cyan block", "brown block"})) == [True, False]
+    top = Claim("yellow block", "pink block and red block")
+    assert _believed([base, mid, top], [[None], [None, None], [None, None]],
+                     frozenset({"cyan block", "brown block", "red block", "pink block"})) == \
+        [True, True, True]
+
+
+def test_the_objects_a_reasoner_does_not_see_are_read_from_its_answers():
+    from runtime.controller import _missing
+
+    assert _missing(["yes", "unknown object: no 'cyan block' in the scene; objects: stand",
+                     "no", "unknown object: no 'stand' in the scene; objects: red block"]) == \
+        {"cyan block", "stand"}
+    assert _missing(["yes", "no"]) == frozenset()
 
 
 def test_later_looks_keep_the_hidden_blocks_of_the_first_look(tmp_path):

@@ -370,3 +370,24 @@ def test_a_bowl_read_on_the_stands_board_is_dropped_unless_surer_than_the_stand(
     assert names == {"stand", "blue bowl", "red block"}
     surer = with_(on_board, score=0.95)
     assert "brown bowl" in {o.name for o in scene_from_detections([stand, surer], config).objects}
+
+
+
+def test_both_middle_row_blocks_rest_on_the_base_block_they_share():
+    """A pyramid's base cast spread 6.5 cm apart: the second middle-row block's pair is
+    closed after the first one's, moving the base block they share; the straddles are set
+    again once every block has settled, so the first one still rests on both of its own."""
+    from ravens_env.scene_graph import SceneObject, compute_relations
+    from vrs.detector.support import resolve_stacks
+
+    cam = PinholeCamera()
+    pts = np.array([(0.5, -0.065, 0.02), (0.5, 0.0, 0.02), (0.5, 0.065, 0.02),
+                    (0.5, -0.0325, 0.06), (0.5, 0.0325, 0.06)])
+    uv = cam.project(pts)[:, :2]
+    xyz = resolve_stacks(uv, pts[:, 2], np.ones(5, bool), cam, levels=np.array([0, 0, 0, 1, 1]))
+    names = ["a block", "b block", "c block", "m block", "n block"]
+    objects = [SceneObject(n, "block", n.split()[0], tuple(p))
+               for n, p in zip(names, xyz, strict=True)]
+    on = {(r.subject, r.object) for r in compute_relations(objects) if r.relation == "on"}
+    assert {("m block", "a block"), ("m block", "b block"), ("n block", "b block"),
+            ("n block", "c block")} <= on

@@ -103,15 +103,32 @@ def test_two_upper_blocks_pointing_at_one_missing_base_add_it_once():
 
 
 def test_no_block_is_added_where_a_found_block_already_is():
+    from ravens_env.scene_graph import Scene, SceneObject
+    from vrs.detector.hidden import _free
+
+    red = SceneObject("red block", "block", "red", (0.5, 0.035, 0.02))
+    assert _free([(0.5, 0.0, 0.02)], Scene([red], [])) == []  # it would overlap the red one
+    assert _free([(0.5, -0.015, 0.02)], Scene([red], [])) == [(0.5, -0.015, 0.02)]
     maps = _empty_maps()
     _show_block(maps, (0.5, 0.0, 0.02), "yellow", logit=2.0)
-    # the raised block is 3.5 cm off its real support, so it counts as resting on nothing
-    found = [_detection((0.5, 0.035, 0.02), "red"), _detection((0.5, 0.0, 0.06), "blue")]
-    _, scene = with_hidden_supports(found, maps, CONFIG)
-    assert mid_air_blocks(scene) == ["blue block"]
     with_red_under = [_detection((0.5, 0.01, 0.02), "red"), _detection((0.5, 0.0, 0.06), "blue")]
     dets, _ = with_hidden_supports(with_red_under, maps, CONFIG)
     assert len(dets) == 2
+
+
+def test_a_raised_block_cast_past_on_of_a_block_below_leans_on_it_half_a_slot_away():
+    """A raised block 3.5 cm from the block under it (past "on"'s 3 cm) rests on it, at a
+    straddler's 2.5 cm, rather than on nothing; with no block within reach it stays raised
+    on nothing (then the hidden-support pass looks under it)."""
+    maps = _empty_maps()
+    found = [_detection((0.5, 0.035, 0.02), "red"), _detection((0.5, 0.0, 0.06), "blue")]
+    _, scene = with_hidden_supports(found, maps, CONFIG)
+    assert scene.holds("blue block", "on", "red block") and mid_air_blocks(scene) == []
+    blue, red = scene.get("blue block").position, scene.get("red block").position
+    assert math.dist(blue[:2], red[:2]) == pytest.approx(0.025, abs=1e-6)
+    far = [_detection((0.5, 0.07, 0.02), "red"), _detection((0.5, 0.0, 0.06), "blue")]
+    _, scene = with_hidden_supports(far, maps, CONFIG)
+    assert mid_air_blocks(scene) == ["blue block"]
 
 
 @pytest.mark.parametrize("config", [DetectorConfig(levels=4), DetectorConfig(),
