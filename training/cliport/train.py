@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from accelerate.utils import set_seed
 from torch.utils.data import DataLoader, RandomSampler
 
-from ravens_env.cliport.checkpoint import save_checkpoint
+from ravens_env.cliport.checkpoint import load_checkpoint, save_checkpoint
 from ravens_env.cliport.color_match import ColorMatch
 from ravens_env.cliport.config import CliportConfig, preset
 from ravens_env.cliport.language import (
@@ -59,6 +59,7 @@ class TrainCliportSpec:
     checkpoint_every: int = 500
     keep_checkpoints: int = 2
     resume: bool = False
+    init: Path | None = None  # start from this trained actor's weights and config (fine-tune)
     seed: int = 0
     workers: int = 0  # DataLoader worker processes
     augment: bool = True
@@ -83,6 +84,10 @@ class TrainCliportSpec:
             out.append(f"shift_sigma must be >= 0, got {self.shift_sigma}")
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
+        model_options = [*self.config_overrides, *(["language"] if self.language else [])]
+        if self.init is not None and model_options:
+            out.append("init takes the trained actor's own config: drop the model options "
+                       f"({', '.join(model_options)})")
         if self.warmup < 0 or not 0 <= self.min_lr_ratio <= 1:
             out.append(f"warmup must be >= 0 and min_lr_ratio in [0, 1], got {self.warmup}, "
                        f"{self.min_lr_ratio}")
@@ -155,6 +160,8 @@ def resolve_config(spec: TrainCliportSpec) -> tuple[CliportConfig, Path | None]:
     ckpt = checkpoint_to_resume(spec.out, spec.resume)
     if ckpt is not None:
         return CliportConfig.load(ckpt / "config.json"), ckpt
+    if spec.init is not None:
+        return CliportConfig.load(Path(spec.init) / "config.json"), None
     overrides = dict(spec.config_overrides)
     if spec.language:
         overrides["language"] = spec.language
@@ -220,6 +227,8 @@ def _setup(spec: TrainCliportSpec) -> tuple[Loop, DemoDataset, Path | None]:
                           max_episodes=spec.max_demos, shift_sigma=spec.shift_sigma)
     torch.backends.cudnn.benchmark = True  # fixed input sizes: let cuDNN pick its fastest convs
     model = CliportModel(config)
+    if spec.init is not None and ckpt is None:  # a resumed run reloads its own weights
+        model.load_state_dict(load_checkpoint(spec.init)[0].state_dict())
     optimizer = torch.optim.AdamW(param_groups(model, spec), lr=spec.lr,
                                   weight_decay=spec.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: cosine_with_warmup(

@@ -71,6 +71,29 @@ def test_training_resumes_from_the_latest_checkpoint(demo_dir, tmp_path, tiny):
         first["total_seconds"] + second["seconds"], abs=0.5)  # both segments, not the last
 
 
+def test_a_run_can_start_from_a_trained_actor_and_keeps_its_config(demo_dir, tmp_path, tiny):
+    """`--init`: the weights and config of a trained actor are where fine-tuning starts (a
+    learning rate of ~0 leaves them as they were); model options with it are refused."""
+    from ravens_env.cliport.checkpoint import load_checkpoint
+
+    train_cliport(_spec(demo_dir, tmp_path / "base", tiny, steps=2, lr=5e-3))
+    base, base_config = load_checkpoint(tmp_path / "base")
+    tuned = _spec(demo_dir, tmp_path / "tuned", tiny, steps=1, lr=1e-12, init=tmp_path / "base")
+    tuned.language, tuned.config_overrides = None, {}
+    train_cliport(tuned)
+    model, config = load_checkpoint(tmp_path / "tuned")
+    assert config.to_dict() == base_config.to_dict()
+    for (name, a), b in zip(base.state_dict().items(), model.state_dict().values(), strict=True):
+        assert torch.allclose(a, b, atol=1e-6), name
+    fresh, _ = load_checkpoint(tmp_path / "base")  # (a control: a fresh run would differ)
+    train_cliport(_spec(demo_dir, tmp_path / "fresh", tiny, steps=1, lr=1e-12))
+    other, _ = load_checkpoint(tmp_path / "fresh")
+    assert not all(torch.allclose(a, b) for a, b in zip(
+        fresh.state_dict().values(), other.state_dict().values(), strict=True))
+    with pytest.raises(ValueError, match="init takes the trained actor's own config"):
+        train_cliport(_spec(demo_dir, tmp_path / "bad", tiny, steps=1, init=tmp_path / "base"))
+
+
 def test_the_exported_config_records_how_the_model_was_made(demo_dir, tmp_path, tiny):
     summary = train_cliport(_spec(demo_dir, tmp_path / "run", tiny, steps=1, lr=7e-4))
     record = json.loads((tmp_path / "run" / "config.json").read_text())["training"]
