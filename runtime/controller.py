@@ -662,10 +662,10 @@ def _believed(claims: list[Claim], votes: list[list[bool | None]],
     the objects the reasoner said it does not see. A "no" fails a claim; a claim with a
     "yes" and otherwise unseen parts holds (a pyramid block seen on one of its two supports,
     the other hidden under it). A claim seen in no part holds when a block is seen that
-    explains why: its own block is seen (what it was put on is hidden under it), or its
-    block is hidden and a block seen is claimed on it, by a claim seen holding or a later
-    one (or a hidden block so covered: a pyramid's base under its middle row under its
-    top). Why: read as "no", every hidden bottom-row block was redone — the actor lifted the
+    explains why: its own block is seen on a place that is hidden (under it; not for "in":
+    a block in a bowl does not hide the bowl), or its block is hidden and a block seen is
+    claimed on it, by a claim seen holding or a later one (or a hidden block so covered: a
+    pyramid's base under its middle row under its top). Why: read as "no", every hidden bottom-row block was redone — the actor lifted the
     block on top of it — and pyramids ended on the retry budget (184 of 400 episodes); the
     later-claim and own-block cases were still redone (a row block hidden under a middle-row
     block whose two supports were both hidden: dev pyramids 5000-5019)."""
@@ -675,8 +675,8 @@ def _believed(claims: list[Claim], votes: list[list[bool | None]],
     for i in reversed(range(len(claims))):
         if claims[i].pick not in missing or claims[i].pick in covered:
             covered |= {e.pick for e in claims[:i] if e.pick in claims[i].targets}
-    return [False not in v and (True in v or c.pick not in missing or c.pick in under_seen
-                                or c.pick in covered)
+    return [False not in v and (True in v or c.pick in under_seen or c.pick in covered
+                                or (c.relation == "on" and c.pick not in missing))
             for c, v in zip(claims, votes, strict=True)]
 
 

@@ -269,6 +269,8 @@ def test_a_block_hidden_under_a_later_block_seen_anywhere_holds_and_so_does_that
                      frozenset({"cyan block", "brown block", "red block"})) == [False, False]
     assert _believed([mid, base], [[None, None], [None]],
                      frozenset({"cyan block", "brown block"})) == [True, False]
+    in_bowl = Claim("red block", "blue bowl")  # a block in a bowl does not hide the bowl
+    assert _believed([in_bowl], [[None]], frozenset({"blue bowl"})) == [False]
     top = Claim("yellow block", "pink block and red block")
     assert _believed([base, mid, top], [[None], [None, None], [None, None]],
                      frozenset({"cyan block", "brown block", "red block", "pink block"})) == \
