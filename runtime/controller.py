@@ -665,10 +665,11 @@ def _believed(claims: list[Claim], votes: list[list[bool | None]],
     explains why: its own block is seen on a place that is hidden (under it; not for "in":
     a block in a bowl does not hide the bowl), or its block is hidden and a block seen is
     claimed on it, by a claim seen holding or a later one (or a hidden block so covered: a
-    pyramid's base under its middle row under its top). Why: read as "no", every hidden bottom-row block was redone — the actor lifted the
-    block on top of it — and pyramids ended on the retry budget (184 of 400 episodes); the
-    later-claim and own-block cases were still redone (a row block hidden under a middle-row
-    block whose two supports were both hidden: dev pyramids 5000-5019)."""
+    pyramid's base under its middle row under its top). Why: read as "no", every hidden
+    bottom-row block was redone — the actor lifted the block on top of it — and pyramids
+    ended on the retry budget (184 of 400 episodes); the later-claim and own-block cases
+    were still redone (a row block hidden under a middle-row block whose two supports were
+    both hidden: dev pyramids 5000-5019)."""
     seen = [True in v and False not in v for v in votes]
     under_seen = {t for c, ok in zip(claims, seen, strict=True) if ok for t in c.targets}
     covered: set[str] = set()  # hidden blocks under a block seen, or under one so covered
