@@ -161,7 +161,10 @@ def resolve_config(spec: TrainCliportSpec) -> tuple[CliportConfig, Path | None]:
     if ckpt is not None:
         return CliportConfig.load(ckpt / "config.json"), ckpt
     if spec.init is not None:
-        return CliportConfig.load(Path(spec.init) / "config.json"), None
+        config_file = Path(spec.init) / "config.json"
+        if not config_file.is_file():
+            raise ValueError(f"init: no trained actor at {spec.init} (no config.json there)")
+        return CliportConfig.load(config_file), None
     overrides = dict(spec.config_overrides)
     if spec.language:
         overrides["language"] = spec.language

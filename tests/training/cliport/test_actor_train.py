@@ -92,6 +92,10 @@ def test_a_run_can_start_from_a_trained_actor_and_keeps_its_config(demo_dir, tmp
         fresh.state_dict().values(), other.state_dict().values(), strict=True))
     with pytest.raises(ValueError, match="init takes the trained actor's own config"):
         train_cliport(_spec(demo_dir, tmp_path / "bad", tiny, steps=1, init=tmp_path / "base"))
+    missing = _spec(demo_dir, tmp_path / "bad2", tiny, steps=1, init=tmp_path / "nothing")
+    missing.language, missing.config_overrides = None, {}
+    with pytest.raises(ValueError, match=r"no trained actor at .*nothing"):
+        train_cliport(missing)
 
 
 def test_the_exported_config_records_how_the_model_was_made(demo_dir, tmp_path, tiny):
