@@ -56,6 +56,10 @@ def add_cliport_parser(train_subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--init", type=Path, default=None, metavar="DIR",
                    help="fine-tune: start from this trained actor (config.json + "
                         "model.safetensors, e.g. checkpoints/cliport-cpu), its config kept")
+    p.add_argument("--freeze", choices=("pick", "place"), default=None,
+                   help="with --init: keep this stream of the trained actor as it is and "
+                        "train only the other (e.g. pick, to teach new places without "
+                        "unlearning which block to pick)")
     p.add_argument("--lr", type=float, default=1e-4, help="peak learning rate")
     p.add_argument("--max-demos", type=positive_int, default=None, metavar="N",
                    help="train on the first N demo files only (lowest seeds), e.g. 100")
@@ -102,7 +106,7 @@ def _train_cliport(args: argparse.Namespace) -> int:
     spec = TrainCliportSpec(demos=args.demos, out=args.out, steps=args.steps,
                             batch_size=args.batch_size, preset=args.preset, lr=args.lr,
                             checkpoint_every=args.checkpoint_every, resume=args.resume,
-                            init=args.init,
+                            init=args.init, freeze=(args.freeze,) if args.freeze else (),
                             seed=args.seed, workers=args.workers, augment=not args.no_augment,
                             shift_sigma=args.shift, color_match_weight=args.color_match_loss,
                             language=args.language, warmup=args.warmup,

@@ -40,6 +40,7 @@ from training.loop import Loop, device_name, export, make_accelerator, run_loop,
 from training.schedules import cosine_with_warmup
 from training.state import checkpoint_to_resume, load_training_state
 
+STREAMS = ("pick", "place")  # CliportModel's two networks, by attribute name
 COLOR_MATCH_LR_SCALE = 30.0  # colour-match metrics learn this much faster (`param_groups`)
 
 
@@ -60,6 +61,7 @@ class TrainCliportSpec:
     keep_checkpoints: int = 2
     resume: bool = False
     init: Path | None = None  # start from this trained actor's weights and config (fine-tune)
+    freeze: tuple[str, ...] = ()  # streams of the init actor kept as they are ("pick", "place")
     seed: int = 0
     workers: int = 0  # DataLoader worker processes
     augment: bool = True
@@ -88,10 +90,24 @@ class TrainCliportSpec:
         if self.init is not None and model_options:
             out.append("init takes the trained actor's own config: drop the model options "
                        f"({', '.join(model_options)})")
+        out += self._freeze_problems()
         if self.warmup < 0 or not 0 <= self.min_lr_ratio <= 1:
             out.append(f"warmup must be >= 0 and min_lr_ratio in [0, 1], got {self.warmup}, "
                        f"{self.min_lr_ratio}")
         return out
+
+
+    def _freeze_problems(self) -> list[str]:
+        """Why `freeze` cannot run: an unknown stream, no init to keep, or nothing left."""
+        unknown = sorted(set(self.freeze) - set(STREAMS))
+        if unknown:
+            return [f"freeze: unknown stream(s) {', '.join(unknown)} (choose from "
+                    f"{', '.join(STREAMS)})"]
+        if self.freeze and self.init is None:
+            return ["freeze keeps part of a trained actor: it needs init"]
+        if set(self.freeze) == set(STREAMS):
+            return ["freeze: both streams frozen leaves nothing to train"]
+        return []
 
 
 def actor_losses(model: torch.nn.Module, batch: dict[str, torch.Tensor],
@@ -139,14 +155,16 @@ def color_match_loss(model: torch.nn.Module, x: torch.Tensor, lang: torch.Tensor
 
 def param_groups(model: torch.nn.Module, spec: TrainCliportSpec) -> list[dict]:
     """AdamW groups: the colour-match metrics (and the colour priors' gains) at
-    COLOR_MATCH_LR_SCALE x lr and no weight decay,
-    everything else at lr. Why: their dozen-odd numbers must travel far (the word gain from 1
-    to ~0.5, fit on the palette), and at the network's lr Adam moves each by at most ~lr per
-    step, too little in a few thousand steps (measured: 1.0 -> 0.92-1.06 after 400 steps)."""
+    COLOR_MATCH_LR_SCALE x lr and no weight decay, everything else at lr; a frozen stream's
+    parameters (`spec.freeze`) are left out. Why the scale: those dozen-odd numbers must travel
+    far (the word gain from 1 to ~0.5, fit on the palette), and at the network's lr Adam moves
+    each by at most ~lr per step, too little in a few thousand steps (measured: 1.0 -> 0.92-1.06
+    after 400 steps)."""
     match = [p for m in model.modules() if isinstance(m, ColorMatch) for p in m.parameters()]
     match += [p for name, p in model.named_parameters() if name.endswith("prior_gain")]
     ids = {id(p) for p in match}
-    rest = [p for p in model.parameters() if id(p) not in ids]
+    rest = [p for p in model.parameters() if id(p) not in ids and p.requires_grad]
+    match = [p for p in match if p.requires_grad]
     groups = [{"params": rest}]
     if match:
         groups.append({"params": match, "lr": spec.lr * COLOR_MATCH_LR_SCALE,
@@ -232,6 +250,8 @@ def _setup(spec: TrainCliportSpec) -> tuple[Loop, DemoDataset, Path | None]:
     model = CliportModel(config)
     if spec.init is not None and ckpt is None:  # a resumed run reloads its own weights
         model.load_state_dict(load_checkpoint(spec.init)[0].state_dict())
+    for stream in spec.freeze:  # a resumed run freezes the same streams (its spec is the same)
+        getattr(model, stream).requires_grad_(False)
     optimizer = torch.optim.AdamW(param_groups(model, spec), lr=spec.lr,
                                   weight_decay=spec.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: cosine_with_warmup(

@@ -184,6 +184,49 @@ def test_the_lr_warms_up_then_decays(demo_dir, tmp_path, tiny):
     assert lrs[4] > lrs[5] > lrs[6] > lrs[7] > 1e-4
 
 
+@pytest.mark.parametrize("frozen", ["pick", "place"])
+def test_a_frozen_stream_is_kept_exactly_while_the_other_learns(demo_dir, tmp_path, tiny, frozen):
+    """`--freeze`: fine-tuning at a real learning rate leaves the frozen stream's weights as
+    the trained actor had them and moves the other's; freezing needs init and a stream left."""
+    from ravens_env.cliport.checkpoint import load_checkpoint
+
+    train_cliport(_spec(demo_dir, tmp_path / "base", tiny, steps=2, lr=5e-3))
+    base, _ = load_checkpoint(tmp_path / "base")
+    tuned = _spec(demo_dir, tmp_path / "tuned", tiny, steps=3, lr=5e-3, init=tmp_path / "base",
+                  freeze=(frozen,))
+    tuned.language, tuned.config_overrides = None, {}
+    train_cliport(tuned)
+    model, _ = load_checkpoint(tmp_path / "tuned")
+    other = "place" if frozen == "pick" else "pick"
+    same = {s: all(torch.equal(a, b) for a, b in zip(
+        getattr(base, s).state_dict().values(), getattr(model, s).state_dict().values(),
+        strict=True)) for s in (frozen, other)}
+    assert same == {frozen: True, other: False}
+    for freeze, init, message in [(("grip",), tmp_path / "base", "unknown stream"),
+                                  (("pick",), None, "needs init"),
+                                  (("pick", "place"), tmp_path / "base", "nothing to train")]:
+        bad = _spec(demo_dir, tmp_path / "bad", tiny, steps=1, init=init, freeze=freeze)
+        if init is not None:
+            bad.language, bad.config_overrides = None, {}
+        with pytest.raises(ValueError, match=message):
+            train_cliport(bad)
+
+
+def test_the_freeze_option_reaches_the_spec(demo_dir, tmp_path, monkeypatch):
+    import training.cliport.train as train_module
+
+    seen = []
+    monkeypatch.setattr(train_module, "train_cliport", lambda spec: seen.append(spec) or {})
+    argv = ["train", "cliport", "--demos", str(demo_dir), "--out", str(tmp_path / "r"),
+            "--steps", "1", "--json"]
+    for extra, expected in [([], ()), (["--init", str(tmp_path), "--freeze", "pick"], ("pick",))]:
+        args = _parser().parse_args(argv + extra)
+        assert args.handler(args) == 0
+        assert seen.pop().freeze == expected
+    with pytest.raises(SystemExit):
+        _parser().parse_args([*argv, "--freeze", "grip"])
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeplan")
     groups = parser.add_subparsers()
