@@ -17,26 +17,30 @@ if TYPE_CHECKING:
     from runtime.controller import Actor
     from vrs.reasoner import Reasoner
 
-ACTORS = ("oracle", "cliport", "<checkpoint dir>")
+ACTORS = ("oracle", "cliport", "cliport-stack", "<checkpoint dir>")
 REASONERS = ("default", "detector", "ofa", "oracle", "<checkpoint dir>", "http://HOST:PORT")
 # The shipped CLIPort-style actor (`--actor cliport`), found by `checkpoints.find`; see
 # checkpoints/README.md.
 CLIPORT_SHIPPED = "cliport-cpu"
+# Shipped actors by --actor name: the default, and its fine-tune with the place stream taught
+# stacks (on two blocks, on a block in a bowl) and the pick stream kept (opt-in).
+SHIPPED_ACTORS = {"cliport": CLIPORT_SHIPPED, "cliport-stack": "cliport-stack"}
 
 
 def make_actor(name: str, env: TabletopEnv) -> Actor:
     """'oracle': the scripted ground-truth actor (an upper bound, not a system under test);
-    'cliport': the shipped CLIPort-style policy; or a checkpoint directory of one
-    (`codeplan train cliport` output: config.json + model.safetensors)."""
+    'cliport': the shipped CLIPort-style policy; 'cliport-stack': its stacking fine-tune; or a
+    checkpoint directory of one (`codeplan train cliport` output: config.json +
+    model.safetensors)."""
     if name == "oracle":
         from ravens_env.agents.oracle import OracleActor
 
         return OracleActor(env)
-    if name == "cliport":
+    if name in SHIPPED_ACTORS:
         try:
-            return _load_actor(str(checkpoints.find(CLIPORT_SHIPPED)))
+            return _load_actor(str(checkpoints.find(SHIPPED_ACTORS[name])))
         except checkpoints.CheckpointNotFound as e:
-            raise ValueError(f"actor 'cliport': {e}") from e
+            raise ValueError(f"actor {name!r}: {e}") from e
     if not (Path(name) / "config.json").is_file():
         raise ValueError(f"unknown actor {name!r}: no checkpoint at {name}; "
                          f"actors: {', '.join(ACTORS)}")

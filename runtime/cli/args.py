@@ -87,8 +87,10 @@ def add_stack_options(parser: argparse.ArgumentParser, planners: tuple[str, ...]
     Why shared: `codeplan run` and `codeplan eval closed-loop` build the same stack and must
     accept the same values; `planners` is the one difference (`run` also takes `file`)."""
     parser.add_argument("--actor", default="cliport",
-                        help="cliport (the shipped learned actor, default), oracle (scripted "
-                             "ground truth: an upper bound), or a CLIPort checkpoint dir")
+                        help="cliport (the shipped learned actor, default), cliport-stack "
+                             "(its fine-tune for stacks: on two blocks, on a block in a bowl), "
+                             "oracle (scripted ground truth: an upper bound), or a CLIPort "
+                             "checkpoint dir")
     parser.add_argument("--reasoner", default="default",
                         help="default (the shipped learned reasoner), detector, ofa, oracle, a "
                              "checkpoint dir, or http://HOST:PORT of `codeplan serve vrs`")

@@ -65,9 +65,27 @@ def test_the_detector_reasoner_answers_to_its_old_name_too(env):
     assert make_reasoner("ns", env) is make_reasoner("detector", env)
 
 
+def test_the_stacking_actor_is_the_default_one_with_only_its_place_stream_retrained(env):
+    """`--actor cliport-stack` loads its own checkpoint, whose pick stream is the default
+    actor's, weight for weight (it was fine-tuned with `--freeze pick`), and whose place
+    stream differs."""
+    import torch
+
+    default, stack = make_actor("cliport", env), make_actor("cliport-stack", env)
+    assert stack is not default
+    streams = {}
+    for name in ("pick", "place"):
+        pairs = zip(getattr(default.model, name).state_dict().values(),
+                    getattr(stack.model, name).state_dict().values(), strict=True)
+        streams[name] = all(torch.equal(a, b) for a, b in pairs)
+    assert streams == {"pick": True, "place": False}
+
+
 def test_a_missing_shipped_actor_says_where_it_looked(env, tmp_path, monkeypatch):
     import checkpoints
 
     monkeypatch.setattr(checkpoints, "PACKAGE_DIR", tmp_path)
     with pytest.raises(ValueError, match=r"actor 'cliport'.*looked in .*cliport-cpu"):
         make_actor("cliport", env)
+    with pytest.raises(ValueError, match=r"actor 'cliport-stack'.*looked in .*cliport-stack"):
+        make_actor("cliport-stack", env)
