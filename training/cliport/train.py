@@ -96,7 +96,6 @@ class TrainCliportSpec:
                        f"{self.min_lr_ratio}")
         return out
 
-
     def _freeze_problems(self) -> list[str]:
         """Why `freeze` cannot run: an unknown stream, no init to keep, or nothing left."""
         unknown = sorted(set(self.freeze) - set(STREAMS))

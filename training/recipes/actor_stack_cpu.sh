@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `cliport-stack` (checkpoints/README.md): the shipped multi-task actor fine-tuned for stacks
 # (on two blocks of a pyramid, on a block standing in a bowl) with its pick stream frozen, on
-# the CPU: demos (2,000 episodes, ~15 min on two cores), 1,200 steps of batch 8 (~24 min,
-# resumable: run it again after an interruption), then the seven dev-seed evaluations of the
-# rule it was kept by (docs/RESULTS.md, seeds 20000-20049, ~13 min).
+# the CPU: demos (2,000 episodes, seeds from 0, skipped when already there; not timed as one
+# run), 1,200 steps of batch 8 (24 min on the reference machine's 2 cores; resumable: run it
+# again after an interruption), then the seven dev-seed evaluations of the rule it was kept by
+# (docs/RESULTS.md, seeds 20000-20049, 12 min).
 set -euo pipefail
 CODEPLAN=${CODEPLAN:-codeplan}
 RUNS=${RUNS:-runs}
