@@ -38,6 +38,9 @@ class SceneActor:
     switches to)."""
 
     name = "scene"
+    # Which free base slot of the stand comes first: slot order, or the one next to a taken
+    # slot (the grounded tools: see there).
+    next_to_taken = False
 
     def scene_for(self, obs: Observation) -> Scene:
         raise NotImplementedError
@@ -80,7 +83,7 @@ class SceneActor:
         pyramids 5000-5019 with no injected failures: 4 of 20 built)."""
         if text == "stand":
             stand = _lookup(scene, "stand")
-            free = _free_slots(scene, pick)
+            free = _free_slots(scene, pick, self.next_to_taken)
             slot = free[0] if free else stand_slots(stand)[1]
             return (slot[0], slot[1]), stand.yaw
         names = [n.strip() for n in re.split(r"\s+and\s+(?:the\s+)?", text)]
@@ -104,12 +107,17 @@ class OracleActor(SceneActor):
         return self.env.scene(visibility=False)
 
 
-def _free_slots(scene: Scene, pick: str | None = None) -> list:
-    """The stand's base slots that hold no block, the one `pick` fills first."""
+def _free_slots(scene: Scene, pick: str | None = None, next_to_taken: bool = False) -> list:
+    """The stand's base slots that hold no block, the one `pick` fills first, then in slot
+    order or (`next_to_taken`) nearest a taken slot first (slot order among equals)."""
     stand = _lookup(scene, "stand")
-    occupants = [(s, slot_occupant(scene, s)) for s in stand_slots(stand)[:3]]
-    own = [s for s, o in occupants if pick is not None and o == pick]
-    return own + [s for s, o in occupants if o is None]
+    occupants = [(i, s, slot_occupant(scene, s)) for i, s in enumerate(stand_slots(stand)[:3])]
+    own = [s for _, s, o in occupants if pick is not None and o == pick]
+    free = [(i, s) for i, s, o in occupants if o is None]
+    taken = [i for i, _, o in occupants if o is not None]
+    if next_to_taken and taken:
+        free.sort(key=lambda f: min(abs(f[0] - t) for t in taken))  # a stable sort
+    return own + [s for _, s in free]
 
 
 def _reachable_top(xy: tuple[float, float]) -> tuple[float, float]:

@@ -3,8 +3,8 @@
 The perception-grounded grasp and place (`runtime.tools`) read world positions from the
 detector's parse of the front image. This measures, on fresh scenes, the xy error of every
 object the detector finds (blocks, bowls, the stand), how many it misses, and the error of the
-place the grounded tool would choose for the stand (whose yaw the detector does not perceive)
-— the facts behind the tools' 2 cm tolerances.
+places the grounded tool would choose on the stand (its yaw read off the board or the blocks
+on it) — the facts behind the tools' 2 cm tolerances.
 """
 
 from __future__ import annotations
@@ -67,6 +67,6 @@ def format_report(r: dict) -> str:
                      f"{1000 * e['p90']:.1f} / {1000 * e['max']:.1f} |")
     s = r["stand_slot_error_m"]
     if s:
-        lines.append(f"| stand slot (yaw not perceived) | {s['n']} | {1000 * s['median']:.1f} / "
+        lines.append(f"| free stand slot | {s['n']} | {1000 * s['median']:.1f} / "
                      f"{1000 * s['p90']:.1f} / {1000 * s['max']:.1f} |")
     return "\n".join(lines)

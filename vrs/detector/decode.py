@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from vrs.detector.config import DetectorConfig
-from vrs.detector.stand import STAND_REACH, seat_on_stand
+from vrs.detector.stand import STAND_REACH, read_board, seat_on_stand
 from vrs.detector.support import RAISED, resolve_stacks
 
 STAND = "stand"
@@ -128,10 +128,12 @@ def _no_bowl_on_stand(dets: list[Detection], config: DetectorConfig) -> list[Det
             or np.linalg.norm(p[:2] - centre) >= STAND_REACH]
 
 
-def scene_from_detections(detections: list[Detection], config: DetectorConfig) -> Scene:
+def scene_from_detections(detections: list[Detection], config: DetectorConfig,
+                          image: np.ndarray | None = None) -> Scene:
     """The symbolic scene: world positions by back-projection (base blocks seated on the stand,
     `stand.seat_on_stand`; blocks that would share space stacked, `support.resolve_stacks`),
-    relations by the scene rules."""
+    relations by the scene rules. With the `image` the detections came from, an empty
+    stand's pose is read off its board (`stand.read_board`); without it, its yaw is 0."""
     dets = _no_bowl_on_stand(unique_by_name(detections), config)
     if not dets:
         return Scene([], [])
@@ -143,8 +145,9 @@ def scene_from_detections(detections: list[Detection], config: DetectorConfig) -
     stand = next((i for i, d in enumerate(dets) if d.type == STAND), None)
     if stand is not None:
         raised = z > RAISED if levels is None else levels > 0
+        board = None if image is None else read_board(image, uv[stand], config.camera)
         z, centre, yaws[stand] = seat_on_stand(uv, z, raised, is_block, stand, config.camera,
-                                               config.stand_z)
+                                               config.stand_z, board)
     xyz = resolve_stacks(uv, z, is_block, config.camera, levels)
     if stand is not None:
         xyz[stand] = centre

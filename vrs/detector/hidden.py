@@ -54,13 +54,14 @@ def straddled_gaps(scene: Scene) -> list[Point]:
     return sorted(out)
 
 
-def with_hidden_supports(detections: list[Detection], maps: torch.Tensor, config: DetectorConfig
-                         ) -> tuple[list[Detection], Scene]:
+def with_hidden_supports(detections: list[Detection], maps: torch.Tensor, config: DetectorConfig,
+                         image: np.ndarray | None = None) -> tuple[list[Detection], Scene]:
     """(detections plus the hidden supports found, the scene built from them), from one
-    image's detections and raw maps (out_channels, R, C); `config.hidden_threshold` None (or
-    a detector without per-level block heatmaps) builds the scene from the detections as
-    they are."""
-    scene = scene_from_detections(detections, config)
+    image's detections and raw maps (out_channels, R, C) and, when given, the image itself
+    (an empty stand's yaw, `scene_from_detections`); `config.hidden_threshold` None (or a
+    detector without per-level block heatmaps) builds the scene from the detections as they
+    are."""
+    scene = scene_from_detections(detections, config, image)
     if config.hidden_threshold is None or not config.level_heat or "block" not in config.types:
         return detections, scene
     for _ in range(config.levels - 1):
@@ -71,7 +72,7 @@ def with_hidden_supports(detections: list[Detection], maps: torch.Tensor, config
         if not found:
             break
         detections = detections + found
-        scene = scene_from_detections(detections, config)
+        scene = scene_from_detections(detections, config, image)
     return detections, scene
 
 

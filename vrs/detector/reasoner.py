@@ -70,7 +70,7 @@ class DetectorReasoner:
         if todo:
             maps = self.forward([images[i] for i in todo])
             for i, dets, m in zip(todo, decode_maps(maps, self.config), maps, strict=True):
-                dets, scene = with_hidden_supports(dets, m, self.config)
+                dets, scene = with_hidden_supports(dets, m, self.config, images[i])
                 results[i] = (scene, min((x.score for x in dets), default=1.0))
         out = [results.get(i) or cache[1:] for i in range(len(images))]
         self._cache = (np.array(images[-1], copy=True), *out[-1])

@@ -287,8 +287,8 @@ def test_base_blocks_give_the_stand_its_pose_when_its_centre_is_misplaced(yaw):
     assert abs(scene.get("cyan block").position[2] - 0.07) < 1e-6
 
 
-def test_one_base_block_turns_the_stand_towards_it_and_keeps_its_detected_centre():
-    from vrs.detector.stand import SEATED_Z, seat_on_stand
+def test_one_base_block_turns_the_stand_towards_it_and_centres_it_one_slot_inwards():
+    from vrs.detector.stand import SEATED_Z, SLOT, seat_on_stand
 
     cam = PinholeCamera()
     stand, block, far = (0.5, 0.0, 0.005), (0.54, 0.04, 0.03), (0.5, -0.3, 0.026)
@@ -296,10 +296,26 @@ def test_one_base_block_turns_the_stand_towards_it_and_keeps_its_detected_centre
     z, centre, yaw = seat_on_stand(uv, np.array([0.004, 0.026, 0.026]),
                                    np.zeros(3, bool), np.array([False, True, True]), 0, cam)
     assert z.tolist() == pytest.approx([0.004, SEATED_Z, 0.026])  # the far block stays
-    assert centre[:2] == pytest.approx(stand[:2], abs=2e-3)  # cast at its predicted height
     # The long axis (-sin yaw, cos yaw) points from the detected centre to the block: a
     # diagonal, so a stand left unturned (yaw 0) fails here.
     assert (-math.sin(yaw), math.cos(yaw)) == pytest.approx((0.7071, 0.7071), abs=2e-2)
+    # The block is at an end slot, so the centre is one slot from it on that line (the
+    # detected centre, 5.7 cm away, is not kept).
+    inward = np.subtract(block[:2], SLOT * np.array([0.7071, 0.7071]))
+    assert centre[:2] == pytest.approx(tuple(inward), abs=2e-3)
+    assert math.dist(centre[:2], stand[:2]) > 4e-3
+
+
+def test_a_block_at_the_middle_keeps_the_detected_centre_and_takes_the_boards_yaw():
+    from vrs.detector.stand import seat_on_stand
+
+    cam = PinholeCamera()
+    stand, block = (0.5, 0.0, 0.005), (0.51, 0.0, 0.03)
+    uv = cam.project(np.array([stand, block]))[:, :2]
+    args = (uv, np.array([0.004, 0.026]), np.zeros(2, bool), np.array([False, True]), 0, cam)
+    _, centre, yaw = seat_on_stand(*args, board=(1.2, (0.6, 0.1)))
+    assert centre[:2] == pytest.approx(stand[:2], abs=2e-3) and yaw == 1.2  # half hidden
+    assert seat_on_stand(*args)[2] == 0.0  # no board read: unturned, as before
 
 
 def test_stand_z_decides_which_table_level_blocks_are_seated_on_the_stand():
