@@ -232,14 +232,14 @@ class Controller:
         self.budget = budget or EpisodeBudget()
         self.claims: list[Claim] = []
         self.history: list[tuple[str, str]] = []  # every put executed, in order (memory)
-        self.start_obs = obs  # the scene before any action: `at_start` questions
+        self.start_rgb = obs.front_rgb  # the scene before any action: `at_start` questions
         self.reports: list[str] = []
         self.counters = Counters()
         self._known: list[str] | None = None
         self._inventory: list[str] | None = None  # the first look's objects
         self._hidden: set[str] = set()  # objects of the inventory the last look missed
         self._rests: dict[str, tuple[str, str, str]] = {}  # block -> last fact perceived
-        self._last_seen: dict[str, Observation] = {}  # object -> the last look listing it
+        self._last_seen: dict[str, object] = {}  # object -> the last image it was listed in
         self._belief_stale = False  # a codeplan's question said the belief is wrong somewhere
         self.monitor = make_monitor(mode, lambda: reasoner.name)
         self.toolbox, self.tool_switch = toolbox, tool_switch
@@ -410,7 +410,7 @@ class Controller:
         seen = [n.strip() for n in answer.split(",") if n.strip()]
         if self._inventory is None:
             self._inventory = seen
-        self._last_seen.update(dict.fromkeys(seen, self.obs))
+        self._last_seen.update(dict.fromkeys(seen, self.obs.front_rgb))
         hidden = [o for o in self._inventory if o not in seen]
         if hidden:
             self.trace.event("hidden", objects=hidden)
@@ -633,23 +633,18 @@ class Controller:
         if frame is None:
             return answer
         self.trace.event("asked_last_seen", question=question, hidden=hidden[0])
-        return self._ask_answers([question], frame=frame)[0]
+        return self._ask_answers([question], image=frame)[0]
 
     def _ask(self, questions: list[str]) -> list[str]:
         return [a.text for a in self._ask_answers(questions)]
 
     def _ask_answers(self, questions: list[str], at_start: bool = False,
-                     frame: Observation | None = None) -> list:
-        """The reasoner's answers about `frame` (default: the latest look, or the first one
-        `at_start`), with its depth image for a reasoner that takes one (RGB-D)."""
+                     image: object = None) -> list:
         self.budget.check()
-        if frame is None:
-            frame = self.start_obs if at_start else self.obs
+        if image is None:
+            image = self.start_rgb if at_start else self.obs.front_rgb
         try:
-            if getattr(self.reasoner, "takes_depth", False):
-                answers = self.reasoner.ask(frame.front_rgb, questions, depth=frame.front_depth)
-            else:
-                answers = self.reasoner.ask(frame.front_rgb, questions)
+            answers = self.reasoner.ask(image, questions)
         except Exception as e:
             _raise_if_service_failed(e)
             raise

@@ -131,15 +131,12 @@ def _gate(config: RunConfig, planner: Planner, reasoner, trace: TraceWriter):
 
 
 def _toolbox(config: RunConfig):
-    """The grounded tools (the shipped detector; RGB-D when the reasoner is, `NAME+depth`)
-    where the mode or --tool-switch uses them."""
+    """The grounded tools (the shipped detector) where the mode or --tool-switch uses them."""
     if config.mode != WATCH_MODE and not config.tool_switch:
         return None
     from runtime.tools import make_toolbox
-    from vrs.loading import DEPTH_SUFFIX
 
-    rgbd = str(config.reasoner).endswith(DEPTH_SUFFIX)
-    return make_toolbox(make_reasoner("detector" + DEPTH_SUFFIX * rgbd, None))
+    return make_toolbox(make_reasoner("detector", None))
 
 
 def _write_report(run_dir: Path) -> str | None:

@@ -29,8 +29,7 @@ TOOLS = ("grasp", "place")
 
 
 class GroundedActor(SceneActor):
-    """The scene actor on a parse of the front camera's look (the detector's world positions:
-    `parse` takes the observation, whose depth image an RGB-D detector reads too)."""
+    """The scene actor on a parse of the front image (the detector's world positions)."""
 
     name = "grounded"
     # Perceived, the slot next to a seated block is as sure as that block (the stand's pose is
@@ -40,11 +39,11 @@ class GroundedActor(SceneActor):
     # so that the next block has a direction to read.
     next_to_taken = True
 
-    def __init__(self, parse: Callable[[Observation], Scene]) -> None:
+    def __init__(self, parse: Callable[[np.ndarray], Scene]) -> None:
         self.parse = parse
 
     def scene_for(self, obs: Observation) -> Scene:
-        return self.parse(obs)
+        return self.parse(obs.front_rgb)
 
 
 @dataclass(frozen=True)
@@ -134,7 +133,4 @@ def make_toolbox(detector) -> Toolbox:
     if not hasattr(detector, "parse_many"):
         raise ValueError(f"the grounded tools need a reasoner that parses scenes (the "
                          f"detector), not {getattr(detector, 'name', detector)!r}")
-    if getattr(detector, "takes_depth", False):
-        return Toolbox(GroundedActor(
-            lambda obs: detector.parse_many([obs.front_rgb], [obs.front_depth])[0][0]))
-    return Toolbox(GroundedActor(lambda obs: detector.parse_many([obs.front_rgb])[0][0]))
+    return Toolbox(GroundedActor(lambda image: detector.parse_many([image])[0][0]))

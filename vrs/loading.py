@@ -52,19 +52,10 @@ class CheckpointError(ValueError):
     """A checkpoint that is missing, unreadable or of an unknown kind; the message names it."""
 
 
-# `--reasoner NAME+depth`: the detector reasoner NAME given the front camera's depth image
-# too (RGB-D, `vrs.detector.depth`); the controller and the grounded tools pass it.
-DEPTH_SUFFIX = "+depth"
-
-
 def canonical_name(spec: str | Path) -> str:
     """A shipped short name for what the user typed ('ns' -> 'detector', 'default' ->
-    DEFAULT, 'default+depth' -> 'detector+depth'); anything else (a path) unchanged, as a
-    string."""
-    spec = str(spec)
-    if spec.endswith(DEPTH_SUFFIX):
-        return canonical_name(spec[:-len(DEPTH_SUFFIX)]) + DEPTH_SUFFIX
-    return ALIASES.get(spec, spec)
+    DEFAULT); anything else (a path) unchanged, as a string."""
+    return ALIASES.get(str(spec), str(spec))
 
 
 def resolve_checkpoint(spec: str | Path) -> Path:
@@ -104,19 +95,7 @@ def checkpoint_kind(path: Path) -> str:
 def load_reasoner(spec: str | Path = "default", device: str = "cpu") -> Reasoner:
     """The Reasoner stored in a checkpoint directory (or a shipped name). Loading one also
     keeps freed memory in the process (`vrs.allocator`): a reasoner is called many times."""
-    if str(spec).endswith(DEPTH_SUFFIX):
-        return _with_depth(load_reasoner(str(spec)[:-len(DEPTH_SUFFIX)], device), spec)
     path = resolve_checkpoint(spec)
     keep_freed_memory()
     module, function = LOADERS[checkpoint_kind(path)].split(":")
     return getattr(importlib.import_module(module), function)(path, device)
-
-
-def _with_depth(reasoner: Reasoner, spec: str | Path) -> Reasoner:
-    """`reasoner` set to take the camera's depth image; only the detector reasoner can."""
-    if not hasattr(reasoner, "takes_depth"):
-        raise CheckpointError(f"{spec}: only a detector reasoner takes a depth image; "
-                              f"{reasoner.name!r} answers from the image alone")
-    reasoner.takes_depth = True
-    reasoner.name = f"{reasoner.name}{DEPTH_SUFFIX}"
-    return reasoner

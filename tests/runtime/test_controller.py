@@ -366,29 +366,3 @@ def test_a_codeplan_question_about_a_hidden_block_is_asked_of_the_last_image_lis
     assert reasoner.images[-2:] == [2, 1]  # the current image, then the last listing it
     with pytest.raises(ValueError, match="unknown object"):
         c.is_true("is the purple block left of the blue block?")
-
-
-class DepthRecorder:
-    """The oracle reasoner, recording the depth image each question came with (an RGB-D
-    reasoner's seam: `takes_depth`)."""
-
-    takes_depth = True
-
-    def __init__(self, inner) -> None:
-        self.inner, self.name, self.depths = inner, "recorder", []
-
-    def ask(self, image, questions, depth=None):
-        self.depths.append(depth)
-        return self.inner.ask(image, questions)
-
-
-def test_a_reasoner_that_takes_depth_gets_the_depth_of_the_look_it_is_asked_about(make):
-    c = make("progress")
-    c.reasoner = recorder = DepthRecorder(c.reasoner)
-    first = _blocks(c)[0]
-    start = c.obs.front_depth
-    c.put_first_on_second(first, first.replace("block", "bowl"))
-    assert recorder.depths[0] is start and recorder.depths[-1] is c.obs.front_depth
-    assert c.obs.front_depth is not start
-    assert c.is_true(f"is the {first} on the table?", at_start=True)
-    assert recorder.depths[-1] is start  # the first look's depth with the first look

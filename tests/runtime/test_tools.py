@@ -273,8 +273,8 @@ def test_a_block_the_detector_does_not_see_is_not_a_divergence(env, tmp_path, to
     block, decoy = _blocks(env)[:2]
     full = toolbox.grounded.scene_for
 
-    def blind(obs):
-        scene = full(obs)
+    def blind(image):
+        scene = full(Observation(None, None, image, None, "", 0))
         kept = [o for o in scene.objects if o.name != block]
         return Scene(kept, [r for r in scene.relations if block not in (r.subject, r.object)])
 
@@ -301,8 +301,8 @@ def test_grasp_and_place_are_grounded_separately(env, toolbox):
     full = toolbox.grounded.scene_for
 
     def without(*names):
-        def parse(obs):
-            scene = full(obs)
+        def parse(image):
+            scene = full(Observation(None, None, image, None, "", 0))
             return Scene([o for o in scene.objects if o.name not in names], [])
         return Toolbox(GroundedActor(parse))
 

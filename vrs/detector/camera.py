@@ -61,17 +61,6 @@ class PinholeCamera:
         ndc_y = (rel @ u) / depth / ty
         return np.stack([(ndc_x + 1) / 2 * self.width, (1 - ndc_y) / 2 * self.height, depth], 1)
 
-    def unproject_depth(self, uv: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """Pixels (N, 2) and their depths (N,) metres along the view axis (the simulator's
-        `front_depth`) -> the world points (N, 3) they show."""
-        uv = np.asarray(uv, float).reshape(-1, 2)
-        f, s, u = self._axes()
-        tx, ty = self._tan()
-        ndc_x = uv[:, 0] / self.width * 2 - 1
-        ndc_y = 1 - uv[:, 1] / self.height * 2
-        rays = f + ndc_x[:, None] * tx * s + ndc_y[:, None] * ty * u  # unit depth along f
-        return np.asarray(self.eye) + np.asarray(depth, float).reshape(-1, 1) * rays
-
     def unproject_to_height(self, uv: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Pixels (N, 2) and heights (N,) metres -> world points (N, 3) where each pixel's ray
         meets the horizontal plane at that height (the object's centre plane)."""

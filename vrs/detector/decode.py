@@ -17,7 +17,6 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from vrs.detector.config import DetectorConfig
-from vrs.detector.depth import centre_heights
 from vrs.detector.stand import STAND_REACH, read_board, seat_on_stand
 from vrs.detector.support import RAISED, resolve_stacks
 
@@ -36,7 +35,6 @@ class Detection:
     score: float
     color_score: float
     level: int | None = None  # support level, from a detector with a level head
-    hidden: bool = False  # read back under a block the detector found (`hidden.py`)
 
     @property
     def name(self) -> str:
@@ -131,14 +129,11 @@ def _no_bowl_on_stand(dets: list[Detection], config: DetectorConfig) -> list[Det
 
 
 def scene_from_detections(detections: list[Detection], config: DetectorConfig,
-                          image: np.ndarray | None = None, depth: np.ndarray | None = None
-                          ) -> Scene:
+                          image: np.ndarray | None = None) -> Scene:
     """The symbolic scene: world positions by back-projection (base blocks seated on the stand,
     `stand.seat_on_stand`; blocks that would share space stacked, `support.resolve_stacks`),
     relations by the scene rules. With the `image` the detections came from, an empty
-    stand's pose is read off its board (`stand.read_board`); without it, its yaw is 0. With
-    the camera's `depth` image too, the blocks the detector found are cast at the heights
-    their pixels show (`depth.centre_heights`) instead of stacked by their support levels."""
+    stand's pose is read off its board (`stand.read_board`); without it, its yaw is 0."""
     dets = _no_bowl_on_stand(unique_by_name(detections), config)
     if not dets:
         return Scene([], [])
@@ -146,11 +141,6 @@ def scene_from_detections(detections: list[Detection], config: DetectorConfig,
     z = np.array([d.z for d in dets])
     levels = None if dets[0].level is None else np.array([d.level for d in dets])
     is_block = np.array([d.type == "block" for d in dets])
-    measured = is_block & ~np.array([d.hidden for d in dets]) if depth is not None else None
-    if measured is not None and measured.any():
-        z[measured] = centre_heights(depth, uv[measured], config.camera)
-        if levels is not None:
-            levels[measured] = [config.level_of(h) for h in z[measured]]
     yaws = np.zeros(len(dets))
     stand = next((i for i, d in enumerate(dets) if d.type == STAND), None)
     if stand is not None:
@@ -158,10 +148,7 @@ def scene_from_detections(detections: list[Detection], config: DetectorConfig,
         board = None if image is None else read_board(image, uv[stand], config.camera)
         z, centre, yaws[stand] = seat_on_stand(uv, z, raised, is_block, stand, config.camera,
                                                config.stand_z, board)
-    if measured is None:
-        xyz = resolve_stacks(uv, z, is_block, config.camera, levels)
-    else:  # heights measured: every object cast at its own
-        xyz = config.camera.unproject_to_height(uv, z)
+    xyz = resolve_stacks(uv, z, is_block, config.camera, levels)
     if stand is not None:
         xyz[stand] = centre
     objects = [SceneObject(d.name, d.type, d.color, tuple(float(a) for a in p), yaw=float(yaw),

@@ -55,14 +55,13 @@ def straddled_gaps(scene: Scene) -> list[Point]:
 
 
 def with_hidden_supports(detections: list[Detection], maps: torch.Tensor, config: DetectorConfig,
-                         image: np.ndarray | None = None, depth: np.ndarray | None = None
-                         ) -> tuple[list[Detection], Scene]:
+                         image: np.ndarray | None = None) -> tuple[list[Detection], Scene]:
     """(detections plus the hidden supports found, the scene built from them), from one
     image's detections and raw maps (out_channels, R, C) and, when given, the image itself
-    and its depth image (`scene_from_detections`); `config.hidden_threshold` None (or a
+    (an empty stand's yaw, `scene_from_detections`); `config.hidden_threshold` None (or a
     detector without per-level block heatmaps) builds the scene from the detections as they
     are."""
-    scene = scene_from_detections(detections, config, image, depth)
+    scene = scene_from_detections(detections, config, image)
     if config.hidden_threshold is None or not config.level_heat or "block" not in config.types:
         return detections, scene
     for _ in range(config.levels - 1):
@@ -73,7 +72,7 @@ def with_hidden_supports(detections: list[Detection], maps: torch.Tensor, config
         if not found:
             break
         detections = detections + found
-        scene = scene_from_detections(detections, config, image, depth)
+        scene = scene_from_detections(detections, config, image)
     return detections, scene
 
 
@@ -114,5 +113,5 @@ def _read_blocks(centres: list[Point], maps: torch.Tensor, config: DetectorConfi
             colors = cell[config.head_layout()["color"]].view(len(config.types), -1)[block]
             p, k = torch.softmax(colors, 0).max(0)
             out.append(Detection("block", config.colors[int(k)], u, v, centre[2], score,
-                                 float(p), level, hidden=True))
+                                 float(p), level))
     return out

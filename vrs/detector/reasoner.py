@@ -34,14 +34,10 @@ class DetectorReasoner:
 
     name = "detector"  # the component's name; its checkpoint kind stays "ns-vqa" (a file format)
 
-    def __init__(self, model: DetectorNet, takes_depth: bool = False) -> None:
+    def __init__(self, model: DetectorNet) -> None:
         self.model = FastDetector(model)  # a rewritten copy: the caller's model is left as is
         self.config = model.config
-        # RGB-D (`vrs.detector.depth`; `--reasoner detector+depth`, `vrs.loading`): a caller
-        # that has the camera's depth image passes it (the controller does when this is set);
-        # images alone are parsed as RGB.
-        self.takes_depth = takes_depth
-        self._cache: tuple | None = None  # last image, its depth, its parse
+        self._cache: tuple[np.ndarray, Scene, float] | None = None  # last image, its parse
 
     def retune(self, config: DetectorConfig) -> None:
         """Decode with another config of the same network (thresholds: `codeplan tune
@@ -50,45 +46,34 @@ class DetectorReasoner:
             raise ValueError(f"retune() changes only {', '.join(DECODING)}")
         self.config, self._cache = config, None
 
-    def ask(self, image: np.ndarray, questions: list[str], depth: np.ndarray | None = None
-            ) -> list[Answer]:
-        """One Answer per question, in order (see the module docstring); `depth`, the
-        camera's depth image of `image`, is used by a reasoner that `takes_depth`."""
-        return self.ask_many([(image, questions)], None if depth is None else [depth])[0]
+    def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
+        """One Answer per question, in order (see the module docstring)."""
+        return self.ask_many([(image, questions)])[0]
 
-    def ask_many(self, items: list[tuple[np.ndarray, list[str]]],
-                 depths: list[np.ndarray] | None = None) -> list[list[Answer]]:
+    def ask_many(self, items: list[tuple[np.ndarray, list[str]]]) -> list[list[Answer]]:
         """Answers for several images in one batched forward pass."""
         for _, questions in items:
             if isinstance(questions, str):
                 raise TypeError("ask() takes a list of questions, got a single string")
-        parsed = self.parse_many([image for image, _ in items], depths)
+        parsed = self.parse_many([image for image, _ in items])
         return [[_answer(q, scene, conf) for q in questions]
                 for (scene, conf), (_, questions) in zip(parsed, items, strict=True)]
 
-    def parse_many(self, images: list[np.ndarray], depths: list[np.ndarray] | None = None
-                   ) -> list[tuple[Scene, float]]:
-        """(scene, confidence) per image, each with its depth image when given and this
-        reasoner `takes_depth` (else ignored); a repeat of the last image (and depth) is not
-        re-run. One caller at a time (the service's batcher is one thread)."""
+    def parse_many(self, images: list[np.ndarray]) -> list[tuple[Scene, float]]:
+        """(scene, confidence) per image; a repeat of the last image is not re-run. One caller
+        at a time (the service's batcher is one thread)."""
         if not images:
             return []
-        if depths is not None and len(depths) != len(images):
-            raise ValueError(f"{len(depths)} depth images for {len(images)} images")
-        if not self.takes_depth or depths is None:
-            depths = [None] * len(images)
         cache = self._cache  # one snapshot: forward() releases the GIL
-        todo = [i for i, img in enumerate(images) if not _same_frame(cache, img, depths[i])]
+        todo = [i for i, img in enumerate(images) if not _same_image(cache, img)]
         results: dict[int, tuple[Scene, float]] = {}
         if todo:
             maps = self.forward([images[i] for i in todo])
             for i, dets, m in zip(todo, decode_maps(maps, self.config), maps, strict=True):
-                dets, scene = with_hidden_supports(dets, m, self.config, images[i], depths[i])
+                dets, scene = with_hidden_supports(dets, m, self.config, images[i])
                 results[i] = (scene, min((x.score for x in dets), default=1.0))
-        out = [results.get(i) or cache[2:] for i in range(len(images))]
-        last = depths[-1]
-        self._cache = (np.array(images[-1], copy=True),
-                       None if last is None else np.array(last, copy=True), *out[-1])
+        out = [results.get(i) or cache[1:] for i in range(len(images))]
+        self._cache = (np.array(images[-1], copy=True), *out[-1])
         return out
 
     def detect(self, images: list[np.ndarray]) -> list[list[Detection]]:
@@ -104,15 +89,11 @@ class DetectorReasoner:
         return self.model(batch.to(device)).cpu()
 
 
-def _same_frame(cache: tuple | None, image: np.ndarray, depth: np.ndarray | None) -> bool:
-    """Whether `image` (and `depth`) are the cached ones: same dtype, shape and bytes."""
-    if not cache:
-        return False
-    last, last_depth = cache[0], cache[1]
-    if (last_depth is None) != (depth is None) or (
-            depth is not None and not np.array_equal(last_depth, depth)):
-        return False
-    return last.dtype == getattr(image, "dtype", None) and np.array_equal(last, image)
+def _same_image(cache: tuple | None, image: np.ndarray) -> bool:
+    """Whether `image` is the cached one: same dtype, shape and bytes."""
+    last = cache[0] if cache else None
+    return last is not None and last.dtype == getattr(image, "dtype", None) \
+        and np.array_equal(last, image)
 
 
 def _to_tensor(image: np.ndarray, width: int, height: int) -> torch.Tensor:
