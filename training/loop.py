@@ -133,8 +133,10 @@ def _optimizer_step(loop: Loop, step: int) -> tuple[dict[str, float], float]:
 
 
 def _save_state(loop: Loop, step: int, last: dict, seconds: float) -> None:
-    """The resumable state at `step`, with the family's extra fields."""
-    extra = {"losses": last, "seconds": round(seconds, 2),
+    """The resumable state at `step`, with the family's extra fields. The seconds are kept
+    unrounded: a resumed run adds them to its own, and rounded to 0.01 s a short first segment
+    (a toy run's four steps) counted as nothing."""
+    extra = {"losses": last, "seconds": seconds,
              **(loop.state_extra() if loop.state_extra else {})}
     save_training_state(loop.accelerator, loop.out, step, loop.config, extra,
                         keep=loop.keep_checkpoints)
