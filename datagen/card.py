@@ -20,14 +20,15 @@ VARIANT_TEXT = {
     "hires": "the front camera at 640x480",
     "random": "domain randomisation, drawn per image and recorded in each scene's `look`: "
               "every colour name's RGB uniform in its range (table below; the darker shade "
-              "keeps its name at 0.55 of the value); light direction (35-90 degrees up, any "
+              "keeps its name at 0.55 of the value); light direction (20-90 degrees up, any "
               "azimuth), white balance +-22%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
               "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
               " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5; blocks "
               "chamfered by 0-50% of "
               "their half size and scaled 0.85-1.15; bowls of rim radius 5.5-7.5 cm, height "
               "2.2-5 cm, straight walls, 8-48 facets; the jitter camera; Gaussian blur 0-1.2 "
-              "px and pixel noise 0-6; the arm in view in 30% of the images",
+              "px and pixel noise 0-6; an exposure gain of 0.8-1.5 (log-uniform, clipped at "
+              "white); the arm in view in 30% of the images",
     "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "
                "survey's most-named RGB per colour (not CLIPort's palette), a warm low light "
                "from the left with shadows, a tiled table, rounded blocks, curved bowls; "

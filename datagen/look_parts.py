@@ -86,6 +86,7 @@ class Look:
     noise: float = 0.0  # Gaussian pixel noise, std in 0-255 units
     blur: float = 0.0  # Gaussian blur radius, px
     arm: bool = False  # the arm over the table
+    exposure: float = 1.0  # the camera's gain on every channel, clipped at white
 
     def rgb(self, color: str, shade: str = "") -> tuple[int, int, int]:
         """The sRGB of an object of `color` (and shade) in this look."""

@@ -102,7 +102,10 @@ def _shoot(client: int, camera: FrontCameraConfig, look: Look) -> tuple[np.ndarr
 
 
 def _finish(rgb: np.ndarray, look: Look, rng: np.random.Generator) -> np.ndarray:
-    """The camera's side of the look: blur, then sensor noise."""
+    """The camera's side of the look: exposure (a gain that clips at white, as an
+    over-exposed camera or a brighter renderer does), blur, then sensor noise."""
+    if look.exposure != 1.0:
+        rgb = np.clip(np.rint(rgb.astype(np.float32) * look.exposure), 0, 255).astype(np.uint8)
     img = Image.fromarray(rgb)
     if look.blur > 0:
         img = img.filter(ImageFilter.GaussianBlur(look.blur))
