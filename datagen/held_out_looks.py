@@ -179,5 +179,40 @@ def _gallery_look(rng: np.random.Generator) -> Look:
                 noise=8.0, blur=1.5, arm=bool(rng.random() < 0.3))
 
 
+# The lobby look's palette (session 29): enamel-sign colours, a seventh hand's choice inside each
+# name's range, written before any model saw the look.
+LOBBY_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (205, 32, 40),
+    "orange": (240, 130, 20),
+    "yellow": (245, 205, 30),
+    "green": (50, 150, 70),
+    "cyan": (40, 185, 210),
+    "blue": (30, 80, 160),
+    "purple": (130, 65, 160),
+    "pink": (235, 140, 170),
+    "brown": (125, 80, 52),
+    "white": (245, 245, 240),
+    "gray": (140, 143, 147),
+}
+
+
+def _lobby_look(rng: np.random.Generator) -> Look:
+    """The sixth held-out look (issue 27, session 29), written before stage 10 of the detector
+    was measured and before any change made after it: the lobby palette, a daylight from the
+    left 50 degrees up with shadows, a terrazzo floor (chips of terracotta, slate, sage and
+    white marble, up to about a block's size in the image, in a cream ground paler than any
+    `random` table), blocks
+    bevelled by 30%, curved bowls of 18 facets. Only the arm and the terrazzo's seed vary per
+    image; the jitter camera."""
+    light = Light(direction=(-0.6, 0.2, 0.77), color=(0.95, 0.97, 1.0), ambient=0.55,
+                  diffuse=0.45, specular=0.2, shadow=True)
+    table = Table(kind="terrazzo", rgb=(222, 214, 196), seed=int(rng.integers(2**31)))
+    return Look("lobby", dict(LOBBY_PALETTE), (134, 96, 62), light, table,
+                BlockMesh(bevel=0.3, scale=0.95),
+                BowlMesh(rim=0.068, height=0.04, floor=0.04, segments=18, curved=True),
+                noise=2.5, blur=0.6, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
-                  "workshop": _workshop_look, "gallery": _gallery_look}
+                  "workshop": _workshop_look, "gallery": _gallery_look,
+                  "lobby": _lobby_look}

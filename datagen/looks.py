@@ -34,7 +34,7 @@ from datagen.held_out_looks import (  # noqa: F401  (re-exported: the palettes' 
 )
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
-LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery")
+LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from scipy.spatial import ConvexHull
 from datagen.looks import BlockMesh, BowlMesh, Look, Table, draw_look
 from datagen.render_pybullet import RenderedImage, camera_for, place_arm, scene_for_camera
 from datagen.scenes import SampledState
+from datagen import textures
 from datagen.textures import table_texture
 from ravens_env.assets import lathe_mesh
 from ravens_env.bullet import pb
@@ -194,8 +195,10 @@ def _hull_mesh(points: np.ndarray, smooth_core: float | None = None
 
 # -- table textures -------------------------------------------------------------------------
 def table_texture_file(table: Table) -> Path:
-    """A PNG of the table's texture, made once per process and look (PyBullet loads files)."""
-    key = hashlib.sha1(repr(table).encode()).hexdigest()[:16]
+    """A PNG of the table's texture, made once per look and version of the texture code
+    (PyBullet loads files). The key holds a digest of `datagen/textures.py`, so a PNG left in
+    the temp dir by older code is never pasted on a table the new code would draw otherwise."""
+    key = hashlib.sha1(f"{_texture_code_digest()}{table!r}".encode()).hexdigest()[:16]
     path = Path(tempfile.gettempdir()) / "codeplan-textures" / f"{key}.png"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -203,6 +206,11 @@ def table_texture_file(table: Table) -> Path:
         Image.fromarray(table_texture(table)).save(tmp)
         tmp.replace(path)  # atomic: parallel workers may make the same file
     return path
+
+
+@functools.cache
+def _texture_code_digest() -> str:
+    return hashlib.sha1(Path(textures.__file__).read_bytes()).hexdigest()[:12]
 
 
 def _unit(rgb: tuple[int, int, int]) -> tuple[float, float, float]:

@@ -20,7 +20,9 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     patterns of drawn period, width and contrast: `_structured`), `tiles` (two-tone squares
     with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
     `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
-    the workshop look), `marble` (pale veins through a dark stone: the gallery look)."""
+    the workshop look), `marble` (pale veins through a dark stone: the gallery look),
+    `terrazzo` (stone chips of four colours, from a few texels to about a block's size in the
+    image, set in a pale ground: the lobby look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -47,6 +49,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         t = 0.02 * xx + 0.012 * yy + 3.0 * _smooth_noise(rng, size, 6)
         veins = np.abs(np.sin(3.0 * t)) < 0.07
         shade = (1.0 + 0.08 * _smooth_noise(rng, size, 24) + 1.6 * veins).astype(np.float32)
+    elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
+        return _terrazzo(rng, base, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -55,7 +59,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, tiles, felt, granite, cork, marble")
+                         f"grid, checker, stripes, tiles, felt, granite, cork, marble, terrazzo")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -94,6 +98,28 @@ def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarra
     img[draw < 0.05] *= 0.6
     img[(draw >= 0.05) & (draw < 0.08)] *= 1.15
     img[(draw >= 0.08) & (draw < 0.09)] = (160, 110, 80)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+TERRAZZO_CHIPS = ((168, 84, 60), (96, 100, 104), (132, 150, 110), (240, 236, 226))
+
+
+def _terrazzo(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
+    """Irregular stone chips (terracotta, slate, sage, white marble) of 1-3 texels across
+    (in the rendered image up to about a block's size: the renderer shows a texel larger than
+    the 4 mm TEXTURE_PX implies), about a quarter of the surface, in the ground colour `base`."""
+    img = base[None, None, :] * (1.0 + 0.03 * _smooth_noise(rng, size, 32))[..., None]
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    n = int(0.25 * size * size / (np.pi * 1.2**2))  # ~25% cover at a mean radius of 1.2 texels
+    for cy, cx, r, k, a, e in zip(rng.uniform(0, size, n), rng.uniform(0, size, n),
+                                  rng.uniform(0.6, 1.6, n), rng.integers(4, size=n),
+                                  rng.uniform(0, np.pi, n), rng.uniform(0.5, 1.0, n),
+                                  strict=True):
+        y0, y1, x0, x1 = (max(int(cy - r) - 1, 0), int(cy + r) + 2,
+                          max(int(cx - r) - 1, 0), int(cx + r) + 2)
+        dy, dx = yy[y0:y1, x0:x1] - cy, xx[y0:y1, x0:x1] - cx
+        u, v = dx * np.cos(a) + dy * np.sin(a), (dy * np.cos(a) - dx * np.sin(a)) / e
+        img[y0:y1, x0:x1][u * u + v * v <= r * r] = TERRAZZO_CHIPS[k]
     return np.clip(img, 0, 255).astype(np.uint8)
 
 

@@ -78,11 +78,18 @@ SUITES: dict[str, VqaSuite] = {
         models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="workshop",
         shard_size=50),
     # `gallery` (session 25): written after workshop was measured, before any change made for
-    # it; not measured yet (the next change's held-out look).
+    # it; first measured in session 29 (stage 10: exposure and low light in `random`).
     "gallery": VqaSuite(
         name="gallery", data=Path("data/vqa-gallery"), splits=ALL_SPLITS,
         images_per_split=100, questions_per_image=10, seed_offset=860_000,
         models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="gallery",
+        shard_size=50),
+    # `lobby` (session 29): written before stage 10 was measured and before any change made
+    # after it; not measured yet (the next change's held-out look).
+    "lobby": VqaSuite(
+        name="lobby", data=Path("data/vqa-lobby"), splits=ALL_SPLITS,
+        images_per_split=100, questions_per_image=10, seed_offset=870_000,
+        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="lobby",
         shard_size=50),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,

@@ -154,7 +154,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     gains = [draw_look("random", np.random.default_rng([29, i])).exposure for i in range(400)]
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
-    for variant in ("foreign", "studio", "kitchen", "workshop", "gallery"):
+    for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -190,7 +190,7 @@ def test_an_unknown_look_is_refused_with_the_known_ones():
         draw_look("photoreal", np.random.default_rng(0))
     with pytest.raises(ValueError, match="tiles"):
         table = draw_look("random", np.random.default_rng(0)).table
-        table_texture(table.__class__(kind="terrazzo"))
+        table_texture(table.__class__(kind="linoleum"))
 
 
 @pytest.mark.parametrize("spec", [BlockMesh(), BlockMesh(bevel=0.3, scale=1.1),
@@ -310,3 +310,48 @@ def test_the_gallery_look_is_nothing_the_random_variant_draws():
         assert max(drawn.light.color) == 1.0 and drawn.light.ambient < look.light.ambient
         assert drawn.block.scale < look.block.scale and drawn.bowl.rim < look.bowl.rim
         assert drawn.noise < look.noise and drawn.blur < look.blur
+
+
+def test_the_lobby_look_is_nothing_the_random_variant_draws():
+    """The next held-out look (session 29, unmeasured): palette, terrazzo floor, curved bowls
+    of 18 facets outside `random`; its chips are the block-sized distractors no table had."""
+    from datagen.held_out_looks import GALLERY_PALETTE, LOBBY_PALETTE, WORKSHOP_PALETTE
+
+    look = draw_look("lobby", np.random.default_rng(0))
+    assert look.colors == LOBBY_PALETTE and look.table.kind == "terrazzo"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in LOBBY_PALETTE.items())
+    assert LOBBY_PALETTE not in (FOREIGN_PALETTE, STUDIO_PALETTE, KITCHEN_PALETTE,
+                                 WORKSHOP_PALETTE, GALLERY_PALETTE)
+    assert not TABLE_RANGE.contains(look.table.rgb) and look.bowl.curved
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([31, i]))
+        assert drawn.table.kind != "terrazzo" and drawn.colors != LOBBY_PALETTE
+        assert not drawn.bowl.curved and drawn.bowl.segments != look.bowl.segments
+
+
+def test_terrazzo_chips_are_seeded_block_sized_and_cover_a_part_of_the_floor():
+    from datagen.textures import TERRAZZO_CHIPS
+
+    table = draw_look("lobby", np.random.default_rng(0)).table
+    a, b = table_texture(table, 256), table_texture(table, 256)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256))
+    chip = np.zeros(a.shape[:2], bool)
+    for rgb in TERRAZZO_CHIPS:
+        chip |= (a == rgb).all(axis=2)
+    assert 0.1 < chip.mean() < 0.3  # about a quarter, minus overlaps
+    ground = a[~chip].astype(float).mean(axis=0)
+    assert np.allclose(ground, table.rgb, atol=8)  # the cream ground between them
+
+
+def test_a_cached_table_texture_is_keyed_by_the_texture_code_too(monkeypatch):
+    """The PNG cache outlives the process (the temp dir): a texture drawn by older code under
+    the same Table must not be reused after the code changed (found when the lobby's chips
+    were resized and the renders kept the old ones)."""
+    import datagen.render_look as render_look
+
+    table = draw_look("lobby", np.random.default_rng(0)).table
+    first = render_look.table_texture_file(table)
+    assert render_look.table_texture_file(table) == first  # cached while the code is the same
+    monkeypatch.setattr(render_look, "_texture_code_digest", lambda: "other-code")
+    assert render_look.table_texture_file(table) != first
