@@ -21,10 +21,10 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy.spatial import ConvexHull
 
+from datagen import textures
 from datagen.looks import BlockMesh, BowlMesh, Look, Table, draw_look
 from datagen.render_pybullet import RenderedImage, camera_for, place_arm, scene_for_camera
 from datagen.scenes import SampledState
-from datagen import textures
 from datagen.textures import table_texture
 from ravens_env.assets import lathe_mesh
 from ravens_env.bullet import pb
