@@ -17,7 +17,8 @@ TEXTURE_PX = 1024  # the 4 m table top at ~4 mm a texel
 def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     """(size, size, 3) uint8: `plain` (faint mottling), `wood` (grain along one axis),
     `noise` (blotchy stone-like), `grid` / `checker` / `stripes` (regular high-contrast
-    patterns of drawn period, width and contrast: `_structured`), `tiles` (two-tone squares
+    patterns of drawn period, width and contrast: `_structured`), `speckle` (chips of 2-5
+    drawn colours, cover and size: `_speckle`), `tiles` (two-tone squares
     with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
     `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
     the workshop look), `marble` (pale veins through a dark stone: the gallery look),
@@ -49,6 +50,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         t = 0.02 * xx + 0.012 * yy + 3.0 * _smooth_noise(rng, size, 6)
         veins = np.abs(np.sin(3.0 * t)) < 0.07
         shade = (1.0 + 0.08 * _smooth_noise(rng, size, 24) + 1.6 * veins).astype(np.float32)
+    elif table.kind == "speckle":  # `random`: chips of drawn colours, cover and size
+        return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
     elif table.kind == "tiles":
@@ -59,7 +62,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, tiles, felt, granite, cork, marble, terrazzo")
+                         f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
+                         f"terrazzo")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -109,18 +113,41 @@ def _terrazzo(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarr
     (in the rendered image up to about a block's size: the renderer shows a texel larger than
     the 4 mm TEXTURE_PX implies), about a quarter of the surface, in the ground colour `base`."""
     img = base[None, None, :] * (1.0 + 0.03 * _smooth_noise(rng, size, 32))[..., None]
-    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     n = int(0.25 * size * size / (np.pi * 1.2**2))  # ~25% cover at a mean radius of 1.2 texels
+    _chips(rng, img, np.array(TERRAZZO_CHIPS, np.float32), n, (0.6, 1.6))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _speckle(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
+    """The `random` look's granular tables (session 29): chips of 2-5 colours drawn anywhere
+    in RGB, 3-30% of the surface, of drawn radii from under a texel to 2.5 texels, on the
+    mottled ground `base`. Why: the dev looks' granular tables (kitchen's granite speckles,
+    workshop's cork) were read as blocks (3.2 and 1.2 false blocks per image for stage 9),
+    and no `random` table had small flat blobs of other colours."""
+    img = base[None, None, :] * (1.0 + 0.05 * _smooth_noise(rng, size, 32))[..., None]
+    colours = rng.uniform(0, 255, (int(rng.integers(2, 6)), 3)).astype(np.float32)
+    low, cover = rng.uniform(0.4, 1.0), rng.uniform(0.03, 0.3)
+    high = rng.uniform(low + 0.3, 2.5)
+    _chips(rng, img, colours, int(cover * size * size / (np.pi * ((low + high) / 2) ** 2)),
+           (low, high))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _chips(rng: np.random.Generator, img: np.ndarray, colours: np.ndarray, n: int,
+           radius: tuple[float, float]) -> None:
+    """Paints into `img` (size, size, 3) `n` ellipses of random centre, angle and aspect
+    (0.5-1), radius uniform in `radius` texels and colour from `colours`."""
+    size = img.shape[0]
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     for cy, cx, r, k, a, e in zip(rng.uniform(0, size, n), rng.uniform(0, size, n),
-                                  rng.uniform(0.6, 1.6, n), rng.integers(4, size=n),
+                                  rng.uniform(*radius, n), rng.integers(len(colours), size=n),
                                   rng.uniform(0, np.pi, n), rng.uniform(0.5, 1.0, n),
                                   strict=True):
         y0, y1, x0, x1 = (max(int(cy - r) - 1, 0), int(cy + r) + 2,
                           max(int(cx - r) - 1, 0), int(cx + r) + 2)
         dy, dx = yy[y0:y1, x0:x1] - cy, xx[y0:y1, x0:x1] - cx
         u, v = dx * np.cos(a) + dy * np.sin(a), (dy * np.cos(a) - dx * np.sin(a)) / e
-        img[y0:y1, x0:x1][u * u + v * v <= r * r] = TERRAZZO_CHIPS[k]
-    return np.clip(img, 0, 255).astype(np.uint8)
+        img[y0:y1, x0:x1][u * u + v * v <= r * r] = colours[k]
 
 
 def _smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:

@@ -355,3 +355,21 @@ def test_a_cached_table_texture_is_keyed_by_the_texture_code_too(monkeypatch):
     assert render_look.table_texture_file(table) == first  # cached while the code is the same
     monkeypatch.setattr(render_look, "_texture_code_digest", lambda: "other-code")
     assert render_look.table_texture_file(table) != first
+
+
+def test_speckle_tables_are_seeded_chips_of_drawn_colours_and_cover():
+    """`random`'s granular tables (session 29): each seed draws its own colours and cover."""
+    base = draw_look("random", np.random.default_rng(0)).table
+    looks = [table_texture(replace(base, kind="speckle", rgb=(90, 90, 90), seed=s), 256)
+             for s in range(6)]
+    assert np.array_equal(looks[0], table_texture(replace(base, kind="speckle",
+                                                          rgb=(90, 90, 90), seed=0), 256))
+    covers = []
+    for img in looks:
+        ground = np.abs(img.astype(float) - 90).max(axis=2) <= 90 * 0.05 * 1.1 + 1
+        covers.append(1 - ground.mean())
+    assert min(covers) < 0.12 and max(covers) > 0.15  # cover is drawn per table
+    assert len({tuple(img[~(np.abs(img.astype(float) - 90).max(axis=2) < 6)][0])
+                for img in looks}) > 1  # so are the chips' colours
+    kinds = {draw_look("random", np.random.default_rng([37, i])).table.kind for i in range(200)}
+    assert "speckle" in kinds and "terrazzo" not in kinds
