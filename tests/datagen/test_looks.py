@@ -292,8 +292,9 @@ def test_the_card_of_a_look_dataset_lists_the_ranges_and_marks_foreign_as_evalua
 
 
 def test_the_gallery_look_is_nothing_the_random_variant_draws():
-    """The next held-out look (session 25, unmeasured): palette, marble table, green-tinted
-    light, larger blocks, wide bowls, noise and blur all outside `random`."""
+    """The held-out look of stage 10 (written in session 25, first measured in session 29):
+    palette, marble table, green-tinted light, larger blocks, wide bowls, noise and blur all
+    outside `random`."""
     from datagen.held_out_looks import GALLERY_PALETTE, WORKSHOP_PALETTE
 
     look = draw_look("gallery", np.random.default_rng(0))
@@ -313,7 +314,7 @@ def test_the_gallery_look_is_nothing_the_random_variant_draws():
 
 
 def test_the_lobby_look_is_nothing_the_random_variant_draws():
-    """The next held-out look (session 29, unmeasured): palette, terrazzo floor, curved bowls
+    """The held-out look of stage 11 (session 29): palette, terrazzo floor, curved bowls
     of 18 facets outside `random`; its chips are the block-sized distractors no table had."""
     from datagen.held_out_looks import GALLERY_PALETTE, LOBBY_PALETTE, WORKSHOP_PALETTE
 
