@@ -200,8 +200,7 @@ def _lobby_look(rng: np.random.Generator) -> Look:
     """The sixth held-out look (issue 27, session 29), written before stage 10 of the detector
     was measured and before any change made after it: the lobby palette, a daylight from the
     left 50 degrees up with shadows, a terrazzo floor (chips of terracotta, slate, sage and
-    white marble, up to about a block's size in the image, in a cream ground paler than any
-    `random` table), blocks
+    white marble, 2-5 cm across, in a cream ground paler than any `random` table), blocks
     bevelled by 30%, curved bowls of 18 facets. Only the arm and the terrazzo's seed vary per
     image; the jitter camera."""
     light = Light(direction=(-0.6, 0.2, 0.77), color=(0.95, 0.97, 1.0), ambient=0.55,

@@ -11,7 +11,11 @@ from PIL import Image
 
 from datagen.look_parts import Table
 
-TEXTURE_PX = 1024  # the 4 m table top at ~4 mm a texel
+TEXTURE_PX = 1024
+# A texel's size on the table as PyBullet maps the texture onto the env's 4 m box: 15.6 mm
+# (the texture spans 16 m; measured from above with lines every 16 texels, and tested in
+# tests/datagen/test_looks.py). A block is 4 cm: about 2.6 texels.
+TEXEL_M = 16.0 / TEXTURE_PX
 
 
 def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
@@ -22,8 +26,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
     `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
     the workshop look), `marble` (pale veins through a dark stone: the gallery look),
-    `terrazzo` (stone chips of four colours, from a few texels to about a block's size in the
-    image, set in a pale ground: the lobby look)."""
+    `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
+    a pale ground: the lobby look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -40,7 +44,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         yy, xx = np.mgrid[0:size, 0:size]
         weave = np.sin((xx + yy) * 1.9) * np.sin((xx - yy) * 1.9)
         shade = (1.0 + 0.10 * weave + 0.05 * _smooth_noise(rng, size, 32)).astype(np.float32)
-    elif table.kind == "granite":  # the kitchen look: speckles of one texel (held out)
+    elif table.kind == "granite":  # the kitchen look: speckles of one texel, 1.6 cm (held out)
         return _granite(rng, base, size)
     elif table.kind == "cork":  # the workshop look: a granular board (held out)
         shade = (1.0 + 0.10 * _smooth_noise(rng, size, 160) + 0.06 * _smooth_noise(rng, size, 24)
@@ -109,9 +113,9 @@ TERRAZZO_CHIPS = ((168, 84, 60), (96, 100, 104), (132, 150, 110), (240, 236, 226
 
 
 def _terrazzo(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
-    """Irregular stone chips (terracotta, slate, sage, white marble) of 1-3 texels across
-    (in the rendered image up to about a block's size: the renderer shows a texel larger than
-    the 4 mm TEXTURE_PX implies), about a quarter of the surface, in the ground colour `base`."""
+    """Irregular stone chips (terracotta, slate, sage, white marble) of radius 0.6-1.6 texels
+    (2-5 cm across on the table, a block being 4 cm), about a quarter of the surface, in the
+    ground colour `base`."""
     img = base[None, None, :] * (1.0 + 0.03 * _smooth_noise(rng, size, 32))[..., None]
     n = int(0.25 * size * size / (np.pi * 1.2**2))  # ~25% cover at a mean radius of 1.2 texels
     _chips(rng, img, np.array(TERRAZZO_CHIPS, np.float32), n, (0.6, 1.6))
@@ -120,10 +124,10 @@ def _terrazzo(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarr
 
 def _speckle(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
     """The `random` look's granular tables (session 29): chips of 2-5 colours drawn anywhere
-    in RGB, 3-30% of the surface, of drawn radii from under a texel to 2.5 texels, on the
-    mottled ground `base`. Why: the dev looks' granular tables (kitchen's granite speckles,
-    workshop's cork) were read as blocks (3.2 and 1.2 false blocks per image for stage 9),
-    and no `random` table had small flat blobs of other colours."""
+    in RGB, 3-30% of the surface, of drawn radii from 0.4 to 2.5 texels (1.2-8 cm across on
+    the table), on the mottled ground `base`. Why: the dev looks' granular tables (kitchen's
+    granite speckles, workshop's cork) were read as blocks (3.2 and 1.2 false blocks per image
+    for stage 9), and no `random` table had small flat blobs of other colours."""
     img = base[None, None, :] * (1.0 + 0.05 * _smooth_noise(rng, size, 32))[..., None]
     colours = rng.uniform(0, 255, (int(rng.integers(2, 6)), 3)).astype(np.float32)
     low, cover = rng.uniform(0.4, 1.0), rng.uniform(0.03, 0.3)

@@ -374,3 +374,37 @@ def test_speckle_tables_are_seeded_chips_of_drawn_colours_and_cover():
                 for img in looks}) > 1  # so are the chips' colours
     kinds = {draw_look("random", np.random.default_rng([37, i])).table.kind for i in range(200)}
     assert "speckle" in kinds and "terrazzo" not in kinds
+
+
+def test_a_texel_is_texel_m_on_the_table():
+    """The chip sizes in the textures' docstrings are in cm through TEXEL_M: seen from 1 m
+    above, lines drawn every 16 texels lie 16 * TEXEL_M apart on the env's table."""
+    import tempfile
+
+    from PIL import Image
+
+    from datagen.textures import TEXEL_M, TEXTURE_PX
+    from ravens_env.assets import create_table
+
+    client = pb.connect(pb.DIRECT)
+    try:
+        table = create_table(client)
+        tex = np.full((TEXTURE_PX, TEXTURE_PX, 3), 200, np.uint8)
+        tex[:, ::16] = tex[::16, :] = 0  # a grid: lines across the image whichever way
+        path = tempfile.mktemp(suffix=".png")
+        Image.fromarray(tex).save(path)
+        pb.changeVisualShape(table, -1, rgbaColor=(1, 1, 1, 1), physicsClientId=client,
+                             textureUniqueId=pb.loadTexture(path, physicsClientId=client))
+        width, fov = 800, 60.0
+        view = pb.computeViewMatrix((0.5, 0.0, 1.0), (0.5, 0.0, 0.0), (1, 0, 0))
+        proj = pb.computeProjectionMatrixFOV(fov, 1.0, 0.01, 5.0)
+        rgb = np.reshape(pb.getCameraImage(width, width, view, proj, physicsClientId=client,
+                                           renderer=pb.ER_TINY_RENDERER)[2], (width, width, 4))
+    finally:
+        pb.disconnect(client)
+    profile = rgb[..., 0].astype(float).mean(axis=0)
+    dark = np.flatnonzero(profile < profile.mean() - 10)
+    starts = dark[np.r_[True, np.diff(dark) > 1]]
+    metres_per_px = 2 * np.tan(np.radians(fov / 2)) / width
+    assert len(starts) >= 3
+    assert np.diff(starts).mean() * metres_per_px == pytest.approx(16 * TEXEL_M, rel=0.05)
