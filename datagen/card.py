@@ -69,6 +69,13 @@ VARIANT_TEXT = {
              "blocks bevelled by 30%, curved bowls of 18 facets; the jitter camera, blur 0.6 "
              "px, noise 2.5; the arm in view in 30% of the images. An evaluation set: never "
              "put it in a training mixture",
+    "library": "a SEVENTH held-out look (issue 27, session 30, written before the widened "
+               "detector of stage 12 was trained), none of which the `random` variant draws: an "
+               "eighth palette (book-cloth colours inside each name's range), a warm desk-lamp "
+               "light from the front left with shadows, an oxblood leather desk top, blocks "
+               "12% smaller and bevelled by 5%, curved bowls of 14 facets; the jitter camera, "
+               "blur 0.4 px, noise 2; the arm in view in 30% of the images. An evaluation set: "
+               "never put it in a training mixture",
 }
 
 

@@ -212,6 +212,39 @@ def _lobby_look(rng: np.random.Generator) -> Look:
                 noise=2.5, blur=0.6, arm=bool(rng.random() < 0.3))
 
 
+# The library look's palette (session 30): book-cloth colours, an eighth hand's choice inside
+# each name's range, written before any model saw the look.
+LIBRARY_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (206, 34, 40),
+    "orange": (226, 118, 34),
+    "yellow": (240, 196, 48),
+    "green": (44, 134, 60),
+    "cyan": (56, 170, 190),
+    "blue": (36, 64, 150),
+    "purple": (124, 60, 150),
+    "pink": (236, 150, 176),
+    "brown": (112, 70, 44),
+    "white": (240, 238, 232),
+    "gray": (144, 144, 148),
+}
+
+
+def _library_look(rng: np.random.Generator) -> Look:
+    """The seventh held-out look (issue 27, session 30), written before the widened detector
+    (stage 12) was trained or measured: the library palette, a warm desk-lamp light from the
+    front left 45 degrees up with shadows (warmer than `random`'s warmest white balance), an
+    oxblood leather desk top (more saturated than any `random` table, and red), blocks
+    bevelled by 5% and 12% smaller, curved bowls of 14 facets. Only the arm and the leather's
+    seed vary per image; the jitter camera."""
+    light = Light(direction=(0.5, 0.5, 0.71), color=(1.0, 0.82, 0.6), ambient=0.5,
+                  diffuse=0.55, specular=0.25, shadow=True)
+    table = Table(kind="leather", rgb=(92, 30, 34), seed=int(rng.integers(2**31)))
+    return Look("library", dict(LIBRARY_PALETTE), (128, 90, 58), light, table,
+                BlockMesh(bevel=0.05, scale=0.88),
+                BowlMesh(rim=0.066, height=0.042, floor=0.036, segments=14, curved=True),
+                noise=2.0, blur=0.4, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
-                  "lobby": _lobby_look}
+                  "lobby": _lobby_look, "library": _library_look}

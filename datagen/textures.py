@@ -27,7 +27,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
     the workshop look), `marble` (pale veins through a dark stone: the gallery look),
     `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
-    a pale ground: the lobby look)."""
+    a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
+    patches: the library look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -58,6 +59,10 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
+    elif table.kind == "leather":  # the library look: creases and worn patches (held out)
+        creases = np.abs(_smooth_noise(rng, size, 48)) < 0.04
+        shade = (1.0 + 0.06 * _smooth_noise(rng, size, 96) + 0.18 * _smooth_noise(rng, size, 5)
+                 - 0.25 * creases).astype(np.float32)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -67,7 +72,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo")
+                         f"terrazzo, leather")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

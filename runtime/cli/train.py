@@ -156,10 +156,26 @@ def add_detector_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--mix", default=None, metavar="SPLIT=W,...",
                    help="draw images by split weight, e.g. block_stack=3,block_bowl=1,... "
                         "(unnamed splits are left out; default: every image alike)")
+    p.add_argument("--channels", type=_widths, default=None, metavar="C0,C1,...",
+                   help="encoder widths (default: the --init model's, else 16,32,48,64); with "
+                        "--init, wider ones widen it function-preservingly (Net2WiderNet)")
+    p.add_argument("--head-channels", type=positive_int, default=None,
+                   help="the head's hidden width (default: the --init model's, else 32)")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(handler=_train_detector)
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    """`--channels 16,32,64,128` -> (16, 32, 64, 128); argparse names a bad value."""
+    try:
+        widths = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not comma-separated integers") from None
+    if len(widths) < 2 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two or more positive widths")
+    return widths
 
 
 def _train_detector(args: argparse.Namespace) -> int:
@@ -175,7 +191,8 @@ def _train_detector(args: argparse.Namespace) -> int:
         lr=args.lr, warmup=args.warmup, checkpoint_every=args.checkpoint_every,
         eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
         init=args.init, levels=args.levels, level_heat=args.level_heat,
-        mix=args.mix, progress=not args.no_progress)
+        mix=args.mix, channels=args.channels, head_channels=args.head_channels,
+        progress=not args.no_progress)
     _say(json.dumps(train_detector(spec), indent=2))
     return 0
 

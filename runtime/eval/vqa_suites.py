@@ -91,6 +91,13 @@ SUITES: dict[str, VqaSuite] = {
         images_per_split=100, questions_per_image=10, seed_offset=870_000,
         models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="lobby",
         shard_size=50),
+    # `library` (session 30): written before the widened detector (stage 12) was trained or
+    # measured; first measured with it.
+    "library": VqaSuite(
+        name="library", data=Path("data/vqa-library"), splits=ALL_SPLITS,
+        images_per_split=100, questions_per_image=10, seed_offset=820_000,
+        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="library",
+        shard_size=50),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

@@ -32,11 +32,12 @@ from accelerate.utils import set_seed
 from training.detector.data import SceneImages
 from training.detector.eval import detection_metrics
 from training.detector.loss import detector_losses
+from training.detector.widen import widen
 from training.loop import Loop, export, make_accelerator, run_loop
 from training.ofa.data import parse_mix
 from training.schedules import cosine_with_warmup
 from training.state import STATE_FILE, checkpoint_to_resume, checkpoints_dir, load_training_state
-from vrs.detector.checkpoint import init_from, save_checkpoint
+from vrs.detector.checkpoint import init_from, load_checkpoint, save_checkpoint
 from vrs.detector.config import DetectorConfig
 from vrs.detector.model import DetectorNet
 
@@ -66,6 +67,8 @@ class TrainDetectorSpec:
     levels: int | None = None  # support-level classes (None: the init model's, else none)
     level_heat: bool = False  # blocks: one heatmap per support level (needs levels >= 2)
     mix: str | None = None  # "split=weight,...", as `train ofa --mix`; None: every image alike
+    channels: tuple[int, ...] | None = None  # encoder widths (None: the init model's/default)
+    head_channels: int | None = None  # the head's hidden width (None: the init model's/default)
     log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
@@ -76,7 +79,9 @@ class TrainDetectorSpec:
                 "weight_decay": self.weight_decay, "seed": self.seed, "limit": self.limit,
                 "augment": self.augment, "init": str(self.init) if self.init else None,
                 "levels": self.levels, "level_heat": self.level_heat,
-                "mix": canonical_mix(self.mix)}
+                "mix": canonical_mix(self.mix),
+                "channels": list(self.channels) if self.channels else None,
+                "head_channels": self.head_channels}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -105,7 +110,7 @@ def train_detector(spec: TrainDetectorSpec) -> dict:
     set_seed(spec.seed)
     model = DetectorNet(config)
     if spec.init is not None and ckpt is None:
-        init_from(model, Path(spec.init))
+        _init(model, Path(spec.init), spec.seed)
     opt = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
     # Not prepared: accelerate would step a prepared scheduler once per process per step.
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -153,7 +158,26 @@ def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
         config = DetectorConfig.load(Path(source) / "config.json")
     if ckpt is None and spec.levels is not None:
         config = dataclasses.replace(config, levels=spec.levels, level_heat=spec.level_heat)
+    if ckpt is None and spec.channels is not None:
+        config = dataclasses.replace(config, channels=tuple(spec.channels))
+    if ckpt is None and spec.head_channels is not None:
+        config = dataclasses.replace(config, head_channels=spec.head_channels)
     return config
+
+
+def _init(model: DetectorNet, path: Path, seed: int) -> None:
+    """Start from the checkpoint at `path`: copied as is (`init_from`, which also adds head
+    parts), or widened to `model`'s widths function-preservingly (`widen`) when they differ."""
+    old = load_checkpoint(path)
+    same = (old.config.channels, old.config.head_channels) == (model.config.channels,
+                                                              model.config.head_channels)
+    if same:
+        init_from(model, path)
+        return
+    try:
+        model.load_state_dict(widen(old, model.config, seed=seed).state_dict())
+    except ValueError as e:
+        raise ValueError(f"--init {path}: {e}") from None
 
 
 def _truncate_curve(path: Path, step: int) -> None:
