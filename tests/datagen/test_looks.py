@@ -154,7 +154,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     gains = [draw_look("random", np.random.default_rng([29, i])).exposure for i in range(400)]
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
-    for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby"):
+    for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -328,6 +328,39 @@ def test_the_lobby_look_is_nothing_the_random_variant_draws():
         drawn = draw_look("random", np.random.default_rng([31, i]))
         assert drawn.table.kind != "terrazzo" and drawn.colors != LOBBY_PALETTE
         assert not drawn.bowl.curved and drawn.bowl.segments != look.bowl.segments
+
+
+def test_the_library_look_is_nothing_the_random_variant_draws():
+    """The held-out look of stage 12 (session 30): palette, leather desk (saturated, dark
+    red), a lamp warmer than any `random` white balance, curved bowls of 14 facets."""
+    from datagen.held_out_looks import (
+        GALLERY_PALETTE,
+        LIBRARY_PALETTE,
+        LOBBY_PALETTE,
+        WORKSHOP_PALETTE,
+    )
+
+    look = draw_look("library", np.random.default_rng(0))
+    assert look.colors == LIBRARY_PALETTE and look.table.kind == "leather"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in LIBRARY_PALETTE.items())
+    assert LIBRARY_PALETTE not in (FOREIGN_PALETTE, STUDIO_PALETTE, KITCHEN_PALETTE,
+                                   WORKSHOP_PALETTE, GALLERY_PALETTE, LOBBY_PALETTE)
+    assert not TABLE_RANGE.contains(look.table.rgb) and look.bowl.curved
+    assert "leather" not in TABLE_KINDS
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([30, i]))
+        assert drawn.colors != LIBRARY_PALETTE and not drawn.bowl.curved
+        assert drawn.light.color[2] > look.light.color[2]  # never as warm as the lamp
+
+
+def test_leather_is_a_seeded_dark_red_hide_with_creases():
+    table = draw_look("library", np.random.default_rng(0)).table
+    a = table_texture(table, 256)
+    assert np.array_equal(a, table_texture(table, 256))
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256))
+    mean = a.reshape(-1, 3).astype(float).mean(axis=0)
+    assert mean[0] > 1.8 * mean[1] and mean[0] < 140  # dark red on average
+    assert a[..., 0].std() > 4  # creases and worn patches, not a flat colour
 
 
 def test_terrazzo_chips_are_seeded_block_sized_and_cover_a_part_of_the_floor():

@@ -118,3 +118,14 @@ def test_building_the_parser_imports_no_heavy_module():
                          timeout=120, cwd=CLI_DIR.parents[1])
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_train_detector_reads_channels_and_names_a_bad_list(capsys):
+    parser = build_parser()
+    args = parser.parse_args(["train", "detector", "--data", "d", "--out", "o",
+                              "--channels", "16,32,64,128", "--head-channels", "48"])
+    assert args.channels == (16, 32, 64, 128) and args.head_channels == 48
+    for bad in ("16,x", "64", "16,0"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["train", "detector", "--data", "d", "--out", "o", "--channels", bad])
+        assert "--channels" in capsys.readouterr().err

@@ -137,3 +137,30 @@ def test_a_level_heatmap_run_fine_tunes_a_detector_and_exports_it(scenes, tmp_pa
     assert out["heat"] > 0 and "level" not in out  # no level logits to train
     config = load_reasoner(tmp_path / "run").config
     assert config.level_heat and config.levels == 4
+
+
+def test_wider_channels_with_init_widen_the_detector_and_resume_keeps_them(scenes, tmp_path):
+    """`--channels` wider than the init model's: the run starts from the init's function
+    (Net2WiderNet), exports the wider network, records the widths, and a resume asking for
+    other widths is refused."""
+    import torch
+
+    from vrs.detector.checkpoint import load_checkpoint, save_checkpoint
+    from vrs.detector.config import DetectorConfig
+    from vrs.detector.model import DetectorNet
+
+    save_checkpoint(tmp_path / "base", DetectorNet(DetectorConfig()))
+    wide = (16, 32, 64, 96)
+    train_detector(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "base", channels=wide,
+                         lr=1e-9))  # a step too small to move: the widened weights remain
+    run, base = load_checkpoint(tmp_path / "run"), load_checkpoint(tmp_path / "base")
+    assert run.config.channels == wide and run.config.head_channels == 32
+    image = torch.rand(1, 3, 96, 128) * 255
+    with torch.no_grad():
+        assert torch.allclose(run(image), base(image), atol=0.05 * float(base(image).abs().max()))
+    with pytest.raises(ValueError, match="channels"):
+        train_detector(_spec(scenes, tmp_path / "run", 4, init=tmp_path / "base",
+                             channels=(16, 32, 64, 128), resume=True))
+    with pytest.raises(ValueError, match="can only widen"):
+        train_detector(_spec(scenes, tmp_path / "narrow", 2, init=tmp_path / "base",
+                             channels=(16, 32, 48, 32)))
