@@ -76,6 +76,13 @@ VARIANT_TEXT = {
                "12% smaller and bevelled by 5%, curved bowls of 14 facets; the jitter camera, "
                "blur 0.4 px, noise 2; the arm in view in 30% of the images. An evaluation set: "
                "never put it in a training mixture",
+    "piano": "an EIGHTH held-out look (issue 27, session 30, written after the library look was "
+             "measured), none of which the `random` variant draws: a ninth palette (macaron "
+             "pastels near the pale side of each name's range), a cool white light from the "
+             "front right with shadows and strong gloss, a near-black lacquered table, blocks "
+             "bevelled by 25%, heptagonal bowls; the jitter camera, blur 0.3 px, noise 1; the "
+             "arm in view in 30% of the images. An evaluation set: never put it in a training "
+             "mixture",
 }
 
 

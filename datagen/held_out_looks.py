@@ -245,6 +245,39 @@ def _library_look(rng: np.random.Generator) -> Look:
                 noise=2.0, blur=0.4, arm=bool(rng.random() < 0.3))
 
 
+# The piano look's palette (session 30): macaron pastels, a ninth hand's choice near the pale
+# side of each name's range, written before any model saw the look.
+PIANO_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (230, 78, 91),
+    "orange": (245, 146, 59),
+    "yellow": (242, 221, 87),
+    "green": (96, 184, 110),
+    "cyan": (119, 209, 217),
+    "blue": (108, 135, 217),
+    "purple": (178, 115, 191),
+    "pink": (247, 161, 182),
+    "brown": (140, 98, 70),
+    "white": (242, 242, 240),
+    "gray": (160, 160, 164),
+}
+
+
+def _piano_look(rng: np.random.Generator) -> Look:
+    """The eighth held-out look (issue 27, session 30), written after library was measured and
+    before the next change to `random`: the piano palette (pastels), a cool white light from
+    the front right 60 degrees up with shadows and strong gloss (specular beyond `random`'s),
+    a near-black lacquered table (darker than any `random` table), blocks bevelled by 25%,
+    heptagonal bowls. Only the arm and the lacquer's seed vary per image; the jitter camera."""
+    light = Light(direction=(0.35, -0.35, 0.87), color=(0.92, 0.96, 1.0), ambient=0.45,
+                  diffuse=0.5, specular=0.6, shadow=True)
+    table = Table(kind="lacquer", rgb=(14, 13, 15), seed=int(rng.integers(2**31)))
+    return Look("piano", dict(PIANO_PALETTE), (120, 84, 56), light, table,
+                BlockMesh(bevel=0.25, scale=1.0),
+                BowlMesh(rim=0.06, height=0.035, floor=0.04, segments=7),
+                noise=1.0, blur=0.3, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
-                  "lobby": _lobby_look, "library": _library_look}
+                  "lobby": _lobby_look, "library": _library_look,
+                  "piano": _piano_look}

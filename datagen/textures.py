@@ -28,7 +28,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     the workshop look), `marble` (pale veins through a dark stone: the gallery look),
     `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
     a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
-    patches: the library look)."""
+    patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
+    look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -63,6 +64,9 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         creases = np.abs(_smooth_noise(rng, size, 48)) < 0.04
         shade = (1.0 + 0.06 * _smooth_noise(rng, size, 96) + 0.18 * _smooth_noise(rng, size, 5)
                  - 0.25 * creases).astype(np.float32)
+    elif table.kind == "lacquer":  # the piano look: faint streaks along one axis (held out)
+        rows = np.repeat(rng.uniform(-1.0, 1.0, (size // 16, 1)), 16, axis=0)[:size]
+        shade = (1.0 + 0.08 * rows + 0.05 * _smooth_noise(rng, size, 12)).astype(np.float32)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -72,7 +76,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo, leather")
+                         f"terrazzo, leather, lacquer")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

@@ -98,6 +98,13 @@ SUITES: dict[str, VqaSuite] = {
         images_per_split=100, questions_per_image=10, seed_offset=820_000,
         models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="library",
         shard_size=50),
+    # `piano` (session 30): written after library was measured, before the next change to
+    # `random`.
+    "piano": VqaSuite(
+        name="piano", data=Path("data/vqa-piano"), splits=ALL_SPLITS,
+        images_per_split=100, questions_per_image=10, seed_offset=830_000,
+        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="piano",
+        shard_size=50),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

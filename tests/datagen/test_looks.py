@@ -154,7 +154,8 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     gains = [draw_look("random", np.random.default_rng([29, i])).exposure for i in range(400)]
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
-    for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library"):
+    for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library",
+                    "piano"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -361,6 +362,41 @@ def test_leather_is_a_seeded_dark_red_hide_with_creases():
     mean = a.reshape(-1, 3).astype(float).mean(axis=0)
     assert mean[0] > 1.8 * mean[1] and mean[0] < 140  # dark red on average
     assert a[..., 0].std() > 4  # creases and worn patches, not a flat colour
+
+
+def test_the_piano_look_is_nothing_the_random_variant_draws():
+    """The held-out look after library (session 30): pastels, a near-black lacquered table
+    darker than any `random` table, gloss beyond `random`'s, heptagonal bowls."""
+    from datagen.held_out_looks import (
+        GALLERY_PALETTE,
+        LIBRARY_PALETTE,
+        LOBBY_PALETTE,
+        PIANO_PALETTE,
+        WORKSHOP_PALETTE,
+    )
+
+    look = draw_look("piano", np.random.default_rng(0))
+    assert look.colors == PIANO_PALETTE and look.table.kind == "lacquer"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in PIANO_PALETTE.items())
+    assert PIANO_PALETTE not in (FOREIGN_PALETTE, STUDIO_PALETTE, KITCHEN_PALETTE,
+                                 WORKSHOP_PALETTE, GALLERY_PALETTE, LOBBY_PALETTE,
+                                 LIBRARY_PALETTE)
+    assert not TABLE_RANGE.contains(look.table.rgb) and "lacquer" not in TABLE_KINDS
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([32, i]))
+        assert drawn.colors != PIANO_PALETTE and drawn.bowl.segments != look.bowl.segments
+        assert drawn.light.specular < look.light.specular
+        assert max(drawn.table.rgb) > max(look.table.rgb)
+
+
+def test_lacquer_is_a_seeded_near_black_table_with_faint_streaks():
+    table = draw_look("piano", np.random.default_rng(0)).table
+    a = table_texture(table, 256)
+    assert np.array_equal(a, table_texture(table, 256))
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256))
+    assert a.max() < 30 and a.astype(float).mean() < 18  # near black everywhere
+    streaks = a[..., 0].astype(float).mean(axis=1)  # along one axis: rows differ, columns less
+    assert streaks.std() > a[..., 0].astype(float).mean(axis=0).std()
 
 
 def test_terrazzo_chips_are_seeded_block_sized_and_cover_a_part_of_the_floor():

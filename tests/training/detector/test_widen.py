@@ -66,8 +66,8 @@ def test_noise_lets_the_copies_differ_and_stays_close(config):
 def test_every_weight_of_the_network_belongs_to_one_listed_layer(config):
     """The layer list is what `widen` walks: a layer added to DetectorNet without it would be
     left at its random initialisation, silently."""
-    listed = {f"{l.conv}.weight" for l in layers(config)} | {
-        f"{l.bn}.{t}" for l in layers(config) if l.bn
+    listed = {f"{layer.conv}.weight" for layer in layers(config)} | {
+        f"{layer.bn}.{t}" for layer in layers(config) if layer.bn
         for t in ("weight", "bias", "running_mean", "running_var", "num_batches_tracked")}
     listed.add("head.1.bias")
     assert set(DetectorNet(config).state_dict()) == listed
