@@ -47,6 +47,16 @@ class VqaSuite:
                 f"{self.seed_offset} --workers {self.workers}{extra}")
 
 
+def _look_suite(look: str, seed_offset: int,
+                models: tuple[str, ...] = ("detector", "detector-dr", "detector-dr-wide",
+                                           "ofa")) -> VqaSuite:
+    """A held-out look's suite (issue 27): every split, 100 images x 10 questions each, on
+    seeds of its own, in `data/vqa-<look>`."""
+    return VqaSuite(name=look, data=Path(f"data/vqa-{look}"), splits=ALL_SPLITS,
+                    images_per_split=100, questions_per_image=10, seed_offset=seed_offset,
+                    models=models, variant=look, shard_size=50)
+
+
 SUITES: dict[str, VqaSuite] = {
     "paper-table1": VqaSuite(
         name="paper-table1", data=Path("data/vqa-val"),
@@ -57,54 +67,24 @@ SUITES: dict[str, VqaSuite] = {
     # `eval vqa` says so per model), kept out of every training mixture. `studio` (session 22)
     # was the held-out one once `random` drew regular table patterns after reading `foreign`;
     # `kitchen` (session 24) is since `random` was widened after reading `studio`'s failures.
-    "foreign": VqaSuite(
-        name="foreign", data=Path("data/vqa-foreign"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=800_000,
-        models=("detector", "detector-dr", "ofa"), variant="foreign", shard_size=50),
-    "studio": VqaSuite(
-        name="studio", data=Path("data/vqa-studio"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=850_000,
-        models=("detector", "detector-dr", "ofa"), variant="studio", shard_size=50),
-    "kitchen": VqaSuite(
-        name="kitchen", data=Path("data/vqa-kitchen"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=880_000,
-        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="kitchen",
-        shard_size=50),
+    "foreign": _look_suite("foreign", 800_000, models=("detector", "detector-dr", "ofa")),
+    "studio": _look_suite("studio", 850_000, models=("detector", "detector-dr", "ofa")),
+    "kitchen": _look_suite("kitchen", 880_000),
     # `workshop` (session 24): written after kitchen was measured, before any change made for
     # it; first measured in session 25 (stage 9, light tables).
-    "workshop": VqaSuite(
-        name="workshop", data=Path("data/vqa-workshop"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=890_000,
-        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="workshop",
-        shard_size=50),
+    "workshop": _look_suite("workshop", 890_000),
     # `gallery` (session 25): written after workshop was measured, before any change made for
     # it; first measured in session 29 (stage 10: exposure and low light in `random`).
-    "gallery": VqaSuite(
-        name="gallery", data=Path("data/vqa-gallery"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=860_000,
-        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="gallery",
-        shard_size=50),
+    "gallery": _look_suite("gallery", 860_000),
     # `lobby` (session 29): written before stage 10 was measured and before any change made
     # after it; first measured in session 29 (stage 11: speckled tables in `random`).
-    "lobby": VqaSuite(
-        name="lobby", data=Path("data/vqa-lobby"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=870_000,
-        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="lobby",
-        shard_size=50),
+    "lobby": _look_suite("lobby", 870_000),
     # `library` (session 30): written before the widened detector (stage 12) was trained or
     # measured; first measured with it.
-    "library": VqaSuite(
-        name="library", data=Path("data/vqa-library"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=820_000,
-        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="library",
-        shard_size=50),
+    "library": _look_suite("library", 820_000),
     # `piano` (session 30): written after library was measured, before the next change to
     # `random`.
-    "piano": VqaSuite(
-        name="piano", data=Path("data/vqa-piano"), splits=ALL_SPLITS,
-        images_per_split=100, questions_per_image=10, seed_offset=830_000,
-        models=("detector", "detector-dr", "detector-dr-wide", "ofa"), variant="piano",
-        shard_size=50),
+    "piano": _look_suite("piano", 830_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,
