@@ -21,9 +21,9 @@ VARIANT_TEXT = {
     "random": "domain randomisation, drawn per image and recorded in each scene's `look`: "
               "every colour name's RGB uniform in its range (table below; the darker shade "
               "keeps its name at 0.55 of the value); light direction (20-90 degrees up, any "
-              "azimuth), white balance +-40%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
+              "azimuth), white balance +-22%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
               "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
-              " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.8; blocks "
+              " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5; blocks "
               "chamfered by 0-50% of "
               "their half size and scaled 0.85-1.15; bowls of rim radius 5.5-7.5 cm, height "
               "2.2-5 cm, straight walls, 8-48 facets; the jitter camera; Gaussian blur 0-1.2 "

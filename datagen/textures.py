@@ -22,14 +22,14 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     """(size, size, 3) uint8: `plain` (faint mottling), `wood` (grain along one axis),
     `noise` (blotchy stone-like), `grid` / `checker` / `stripes` (regular high-contrast
     patterns of drawn period, width and contrast: `_structured`), `speckle` (chips of 2-5
-    drawn colours, cover and size: `_speckle`), `contours` (thin winding lines: `_contours`),
-    `tiles` (two-tone squares with grout: the foreign look), `felt` (a fine woven
-    cross-hatch: the studio look), `granite` (pale, speckled dark, light and rust: the
-    kitchen look), `cork` (warm granules: the workshop look), `marble` (pale veins through a
-    dark stone: the gallery look), `terrazzo` (stone chips of four colours, 2-5 cm across,
-    about a block's size at most, in a pale ground: the lobby look), `leather` (a saturated
-    dark hide with creases and worn patches: the library look), `lacquer` (near-black gloss
-    with faint streaks: the piano look)."""
+    drawn colours, cover and size: `_speckle`), `tiles` (two-tone squares
+    with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
+    `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
+    the workshop look), `marble` (pale veins through a dark stone: the gallery look),
+    `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
+    a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
+    patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
+    look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -56,8 +56,6 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         t = 0.02 * xx + 0.012 * yy + 3.0 * _smooth_noise(rng, size, 6)
         veins = np.abs(np.sin(3.0 * t)) < 0.07
         shade = (1.0 + 0.08 * _smooth_noise(rng, size, 24) + 1.6 * veins).astype(np.float32)
-    elif table.kind == "contours":  # `random`: thin winding lines at a drawn scale
-        shade = _contours(rng, size)
     elif table.kind == "speckle":  # `random`: chips of drawn colours, cover and size
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
@@ -77,8 +75,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, speckle, contours, tiles, felt, granite, "
-                         f"cork, marble, terrazzo, leather, lacquer")
+                         f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
+                         f"terrazzo, leather, lacquer")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -108,22 +106,6 @@ def _structured(kind: str, rng: np.random.Generator, size: int) -> np.ndarray:
     lines = (yy % cell < width) | (xx % cell < width)
     return np.where(lines, shade * (1.0 + (1.0 if rng.random() < 0.5 else -1.0)
                                     * rng.uniform(0.2, 0.5)), shade).astype(np.float32)
-
-
-def _contours(rng: np.random.Generator, size: int) -> np.ndarray:
-    """Shade of thin winding lines (session 30): the level sets of value noise at 4-64 cells
-    across the texture, 1-3 levels, each line about 1-2 texels wide, all darker or all
-    lighter by 15-45%, on a mottled ground. Why: the dev looks' creased leather (library)
-    and veined marble (gallery) are lines no `random` table had."""
-    noise = _smooth_noise(rng, size, int(rng.integers(4, 65)))
-    width = rng.uniform(0.02, 0.06)
-    lines = np.zeros((size, size), bool)
-    for level in rng.uniform(-0.6, 0.6, int(rng.integers(1, 4))):
-        lines |= np.abs(noise - level) < width
-    sign = 1.0 if rng.random() < 0.5 else -1.0
-    shade = 1.0 + 0.04 * _smooth_noise(rng, size, 24)
-    return np.where(lines, shade * (1.0 + sign * rng.uniform(0.15, 0.45)), shade).astype(
-        np.float32)
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
