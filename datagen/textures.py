@@ -60,13 +60,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind == "leather":  # the library look: creases and worn patches (held out)
-        creases = np.abs(_smooth_noise(rng, size, 48)) < 0.04
-        shade = (1.0 + 0.06 * _smooth_noise(rng, size, 96) + 0.18 * _smooth_noise(rng, size, 5)
-                 - 0.25 * creases).astype(np.float32)
-    elif table.kind == "lacquer":  # the piano look: faint streaks along one axis (held out)
-        rows = np.repeat(rng.uniform(-1.0, 1.0, (size // 16, 1)), 16, axis=0)[:size]
-        shade = (1.0 + 0.08 * rows + 0.05 * _smooth_noise(rng, size, 12)).astype(np.float32)
+    elif table.kind in ("leather", "lacquer"):  # the library and piano looks (held out)
+        shade = {"leather": _leather, "lacquer": _lacquer}[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -106,6 +101,19 @@ def _structured(kind: str, rng: np.random.Generator, size: int) -> np.ndarray:
     lines = (yy % cell < width) | (xx % cell < width)
     return np.where(lines, shade * (1.0 + (1.0 if rng.random() < 0.5 else -1.0)
                                     * rng.uniform(0.2, 0.5)), shade).astype(np.float32)
+
+
+def _leather(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a hide: thin dark creases, fine grain and broad worn patches."""
+    creases = np.abs(_smooth_noise(rng, size, 48)) < 0.04
+    return (1.0 + 0.06 * _smooth_noise(rng, size, 96) + 0.18 * _smooth_noise(rng, size, 5)
+            - 0.25 * creases).astype(np.float32)
+
+
+def _lacquer(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a polished top: faint streaks 16 texels wide along one axis."""
+    rows = np.repeat(rng.uniform(-1.0, 1.0, (size // 16, 1)), 16, axis=0)[:size]
+    return (1.0 + 0.08 * rows + 0.05 * _smooth_noise(rng, size, 12)).astype(np.float32)
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
