@@ -83,6 +83,12 @@ VARIANT_TEXT = {
              "bevelled by 25%, heptagonal bowls; the jitter camera, blur 0.3 px, noise 1; the "
              "arm in view in 30% of the images. An evaluation set: never put it in a training "
              "mixture",
+    "steel": "a NINTH held-out look (issue 27, session 30, written after the piano look was "
+             "measured), none of which the `random` variant draws: a tenth palette (vivid "
+             "signal colours), a backlight from behind the table with shadows toward the "
+             "camera and a metallic sheen, a brushed steel top, blocks 20% smaller, wide curved "
+             "bowls of 24 facets; the jitter camera, blur 0.5 px, noise 3; the arm in view in "
+             "30% of the images. An evaluation set: never put it in a training mixture",
 }
 
 

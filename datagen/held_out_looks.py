@@ -19,6 +19,7 @@ from datagen.held_out_palettes import (
     LIBRARY_PALETTE,
     LOBBY_PALETTE,
     PIANO_PALETTE,
+    STEEL_PALETTE,
     STUDIO_PALETTE,
     WORKSHOP_PALETTE,
 )
@@ -148,7 +149,23 @@ def _piano_look(rng: np.random.Generator) -> Look:
                 noise=1.0, blur=0.3, arm=bool(rng.random() < 0.3))
 
 
+def _steel_look(rng: np.random.Generator) -> Look:
+    """The ninth held-out look (issue 27, session 30), written after piano was measured and
+    before any next change to `random`: the steel palette (vivid), a backlight from behind
+    the table 40 degrees up with shadows toward the camera and a metallic sheen, a brushed
+    steel top (streaks along one axis), blocks 20% smaller than `random`'s smallest, wide
+    curved bowls of 24 facets. Only the arm and the steel's seed vary per image; the jitter
+    camera."""
+    light = Light(direction=(-0.77, 0.0, 0.64), color=(1.0, 1.0, 0.97), ambient=0.5,
+                  diffuse=0.5, specular=0.45, shadow=True)
+    table = Table(kind="brushed", rgb=(150, 156, 162), seed=int(rng.integers(2**31)))
+    return Look("steel", dict(STEEL_PALETTE), (132, 94, 60), light, table,
+                BlockMesh(bevel=0.1, scale=0.8),
+                BowlMesh(rim=0.078, height=0.038, floor=0.045, segments=24, curved=True),
+                noise=3.0, blur=0.5, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
                   "lobby": _lobby_look, "library": _library_look,
-                  "piano": _piano_look}
+                  "piano": _piano_look, "steel": _steel_look}

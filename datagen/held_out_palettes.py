@@ -139,3 +139,19 @@ PIANO_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (242, 242, 240),
     "gray": (160, 160, 164),
 }
+
+# The steel look's palette (session 30): vivid signal colours on the saturated, bright side of
+# each name's range, a tenth hand's choice, written before any model saw the look.
+STEEL_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (235, 20, 30),
+    "orange": (255, 150, 0),
+    "yellow": (255, 235, 0),
+    "green": (0, 200, 60),
+    "cyan": (0, 215, 235),
+    "blue": (20, 60, 240),
+    "purple": (150, 40, 190),
+    "pink": (255, 150, 185),
+    "brown": (150, 100, 60),
+    "white": (250, 250, 250),
+    "gray": (180, 182, 185),
+}

@@ -35,7 +35,7 @@ from datagen.held_out_looks import (  # noqa: F401  (re-exported: the palettes' 
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
 LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
-                 "library", "piano")
+                 "library", "piano", "steel")
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ COLOR_RANGES: dict[str, HSVRange] = {
 
 STAND_RANGE = HSVRange((18.0, 32.0), (0.35, 0.55), (0.45, 0.70))
 # `random`'s tables; the held-out looks' "tiles", "felt", "granite", "cork", "marble",
-# "terrazzo", "leather" and "lacquer" are not here.
+# "terrazzo", "leather", "lacquer" and "brushed" are not here.
 # grid / checker / stripes since session 22 (issue 27: the foreign look's tiled table was read
 # as blocks): a regular, high-contrast pattern, which makes the foreign look a dev look since.
 # speckle since session 29 (kitchen's granite and workshop's cork, dev looks, were read as

@@ -60,8 +60,9 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in ("leather", "lacquer"):  # the library and piano looks (held out)
-        shade = {"leather": _leather, "lacquer": _lacquer}[table.kind](rng, size)
+    elif table.kind in ("leather", "lacquer", "brushed"):  # library, piano, steel (held out)
+        shade = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed}[table.kind](
+            rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -114,6 +115,16 @@ def _lacquer(rng: np.random.Generator, size: int) -> np.ndarray:
     """Shade of a polished top: faint streaks 16 texels wide along one axis."""
     rows = np.repeat(rng.uniform(-1.0, 1.0, (size // 16, 1)), 16, axis=0)[:size]
     return (1.0 + 0.08 * rows + 0.05 * _smooth_noise(rng, size, 12)).astype(np.float32)
+
+
+def _brushed(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of brushed metal: a streak per texel row (along one axis), a broad sheen, and a
+    few long scratches."""
+    rows = rng.normal(0.0, 0.05, (size, 1))
+    scratches = np.zeros((size, size), np.float32)
+    for row in rng.integers(0, size, 12):
+        scratches[row, :] = 0.15
+    return (1.0 + rows + 0.1 * _smooth_noise(rng, size, 3) + scratches).astype(np.float32)
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

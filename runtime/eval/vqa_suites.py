@@ -85,6 +85,9 @@ SUITES: dict[str, VqaSuite] = {
     # `piano` (session 30): written after library was measured, before the next change to
     # `random`.
     "piano": _look_suite("piano", 830_000),
+    # `steel` (session 30): written after piano was measured, before any next change to
+    # `random`; not measured yet.
+    "steel": _look_suite("steel", 840_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

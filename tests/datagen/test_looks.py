@@ -155,7 +155,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
     for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library",
-                    "piano"):
+                    "piano", "steel"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -397,6 +397,35 @@ def test_lacquer_is_a_seeded_near_black_table_with_faint_streaks():
     assert a.max() < 30 and a.astype(float).mean() < 18  # near black everywhere
     streaks = a[..., 0].astype(float).mean(axis=1)  # along one axis: rows differ, columns less
     assert streaks.std() > a[..., 0].astype(float).mean(axis=0).std()
+
+
+def test_the_steel_look_is_nothing_the_random_variant_draws():
+    """The held-out look after piano (session 30): a vivid palette, a brushed steel top,
+    blocks smaller and bowls wider than any `random` draws, curved."""
+    import datagen.held_out_palettes as palettes_module
+    from datagen.held_out_palettes import STEEL_PALETTE
+
+    palettes = vars(palettes_module)
+    look = draw_look("steel", np.random.default_rng(0))
+    assert look.colors == STEEL_PALETTE and look.table.kind == "brushed"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in STEEL_PALETTE.items())
+    others = [v for k, v in palettes.items() if k.endswith("_PALETTE") and k != "STEEL_PALETTE"]
+    assert len(others) == 8 and STEEL_PALETTE not in others
+    assert "brushed" not in TABLE_KINDS and look.bowl.curved
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([33, i]))
+        assert drawn.colors != STEEL_PALETTE and not drawn.bowl.curved
+        assert drawn.block.scale > look.block.scale and drawn.bowl.rim < look.bowl.rim
+
+
+def test_brushed_steel_is_seeded_and_streaked_along_one_axis():
+    table = draw_look("steel", np.random.default_rng(0)).table
+    a = table_texture(table, 256).astype(float)
+    assert np.array_equal(a, table_texture(table, 256))
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256))
+    along_rows = a[..., 0].std(axis=1).mean()  # within a row: the broad sheen only
+    across_rows = a[..., 0].std(axis=0).mean()  # between rows: the streaks
+    assert across_rows > 1.5 * along_rows
 
 
 def test_terrazzo_chips_are_seeded_block_sized_and_cover_a_part_of_the_floor():
