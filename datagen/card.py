@@ -31,9 +31,9 @@ VARIANT_TEXT = {
               "white); the arm in view in 30% of the images",
     "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "
                "survey's most-named RGB per colour (not CLIPort's palette), a warm low light "
-               "from the left with shadows, a tiled table, rounded blocks, curved bowls; "
-               "the jitter camera, blur 0.6 px, noise 2; the arm in view in 30% of the images. "
-               "An evaluation set: never put it in a training mixture",
+               "from behind on the right with shadows, a tiled table, rounded blocks, curved "
+               "bowls; the jitter camera, blur 0.6 px, noise 2; the arm in view in 30% of the "
+               "images. An evaluation set: never put it in a training mixture",
     "studio": "a SECOND look kept out of training (issue 27, session 22; a dev look since "
               "session 24 widened `random`'s light and meshes after reading its failures, "
               "so that only its palette and felt table are nothing `random` draws): a third "
@@ -52,7 +52,7 @@ VARIANT_TEXT = {
     "workshop": "a FOURTH held-out look (issue 27, session 24, written after the kitchen look "
                 "was measured), none of which the `random` variant draws: a fifth palette "
                 "(matte hobby paint inside each name's range), a low evening sun from the "
-                "front right with long shadows, a cork-board table, blocks bevelled by 20%, "
+                "front left with long shadows, a cork-board table, blocks bevelled by 20%, "
                 "hexagonal bowls; the jitter camera, blur 0.8 px, noise 3; the arm in view in "
                 "30% of the images. An evaluation set: never put it in a training mixture",
     "gallery": "a FIFTH held-out look (issue 27, session 25, written after the workshop look "
@@ -64,7 +64,7 @@ VARIANT_TEXT = {
                "in a training mixture",
     "lobby": "a SIXTH held-out look (issue 27, session 29, written before stage 10 of the "
              "detector was measured), none of which the `random` variant draws: a seventh "
-             "palette (enamel-sign colours inside each name's range), a daylight from the left "
+             "palette (enamel-sign colours inside each name's range), a daylight from behind "
              "with shadows, a terrazzo floor (stone chips of four colours in a cream ground), "
              "blocks bevelled by 30%, curved bowls of 18 facets; the jitter camera, blur 0.6 "
              "px, noise 2.5; the arm in view in 30% of the images. An evaluation set: never "
@@ -72,14 +72,14 @@ VARIANT_TEXT = {
     "library": "a SEVENTH held-out look (issue 27, session 30, written before the widened "
                "detector of stage 12 was trained), none of which the `random` variant draws: an "
                "eighth palette (book-cloth colours inside each name's range), a warm desk-lamp "
-               "light from the front left with shadows, an oxblood leather desk top, blocks "
+               "light from the front right with shadows, an oxblood leather desk top, blocks "
                "12% smaller and bevelled by 5%, curved bowls of 14 facets; the jitter camera, "
                "blur 0.4 px, noise 2; the arm in view in 30% of the images. An evaluation set: "
                "never put it in a training mixture",
     "piano": "an EIGHTH held-out look (issue 27, session 30, written after the library look was "
              "measured), none of which the `random` variant draws: a ninth palette (macaron "
              "pastels near the pale side of each name's range), a cool white light from the "
-             "front right with shadows and strong gloss, a near-black lacquered table, blocks "
+             "front left with shadows and strong gloss, a near-black lacquered table, blocks "
              "bevelled by 25%, heptagonal bowls; the jitter camera, blur 0.3 px, noise 1; the "
              "arm in view in 30% of the images. An evaluation set: never put it in a training "
              "mixture",

@@ -25,12 +25,17 @@ from datagen.held_out_palettes import (
 )
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
-# The stand is "brown" in every scene but is a wooden plank: its own, narrower range.
+# Each look also sets the stand's colour: "brown" in every scene, but a wooden plank, so its
+# own value rather than the palette's brown (`random` draws it from `looks.STAND_RANGE`).
+
 
 def _foreign_look(rng: np.random.Generator) -> Look:
-    """One look, held out: the survey palette, a warm low light from the left with shadows, a
-    tiled table, rounded blocks and curved bowls (none of which `random` draws). Only the
-    arm and the tiles' seed vary per image; the camera is jittered as in `jitter`."""
+    """One look, held out: the survey palette, a warm low light from behind on the right with
+    shadows, a tiled table, rounded blocks and curved bowls (none of which `random` draws).
+    Only the arm and the tiles' seed vary per image; the camera is jittered as in `jitter`.
+
+    Sides are as the camera sees them: a light at +y is on the image's right (the front
+    camera looks along -x), +x is the camera's side ("front"), -x beyond the table."""
     light = Light(direction=(-0.6, 0.7, 0.55), color=(1.0, 0.9, 0.75), ambient=0.55,
                   diffuse=0.5, specular=0.3, shadow=True)
     table = Table(kind="tiles", rgb=(150, 140, 120), seed=int(rng.integers(2**31)))
@@ -74,7 +79,7 @@ def _kitchen_look(rng: np.random.Generator) -> Look:
 def _workshop_look(rng: np.random.Generator) -> Look:
     """The fourth held-out look (issue 27, session 24), written before the next change to
     `random` and kept out of every training mixture: the workshop palette, a low evening sun
-    from the front right (27 degrees up, lower than any `random` light) with long shadows, a
+    from the front left (27 degrees up, lower than any `random` light) with long shadows, a
     cork-board table (warm, granular, lighter than `random`'s tables), blocks bevelled by 20%,
     hexagonal bowls. Only the arm and the cork's seed vary per image; the jitter camera."""
     light = Light(direction=(0.55, -0.62, 0.42), color=(1.0, 0.95, 0.88), ambient=0.42,
@@ -104,11 +109,11 @@ def _gallery_look(rng: np.random.Generator) -> Look:
 
 def _lobby_look(rng: np.random.Generator) -> Look:
     """The sixth held-out look (issue 27, session 29), written before stage 10 of the detector
-    was measured and before any change made after it: the lobby palette, a daylight from the
-    left 50 degrees up with shadows, a terrazzo floor (chips of terracotta, slate, sage and
-    white marble, 2-5 cm across, in a cream ground paler than any `random` table), blocks
-    bevelled by 30%, curved bowls of 18 facets. Only the arm and the terrazzo's seed vary per
-    image; the jitter camera."""
+    was measured and before any change made after it: the lobby palette, a daylight from
+    behind the table, a little to the right, 50 degrees up with shadows, a terrazzo floor
+    (chips of terracotta, slate, sage and white marble, 2-5 cm across, in a cream ground
+    paler than any `random` table), blocks bevelled by 30%, curved bowls of 18 facets. Only
+    the arm and the terrazzo's seed vary per image; the jitter camera."""
     light = Light(direction=(-0.6, 0.2, 0.77), color=(0.95, 0.97, 1.0), ambient=0.55,
                   diffuse=0.45, specular=0.2, shadow=True)
     table = Table(kind="terrazzo", rgb=(222, 214, 196), seed=int(rng.integers(2**31)))
@@ -121,7 +126,7 @@ def _lobby_look(rng: np.random.Generator) -> Look:
 def _library_look(rng: np.random.Generator) -> Look:
     """The seventh held-out look (issue 27, session 30), written before the widened detector
     (stage 12) was trained or measured: the library palette, a warm desk-lamp light from the
-    front left 45 degrees up with shadows (warmer than `random`'s warmest white balance), an
+    front right 45 degrees up with shadows (warmer than `random`'s warmest white balance), an
     oxblood leather desk top (more saturated than any `random` table, and red), blocks
     bevelled by 5% and 12% smaller, curved bowls of 14 facets. Only the arm and the leather's
     seed vary per image; the jitter camera."""
@@ -137,7 +142,7 @@ def _library_look(rng: np.random.Generator) -> Look:
 def _piano_look(rng: np.random.Generator) -> Look:
     """The eighth held-out look (issue 27, session 30), written after library was measured and
     before the next change to `random`: the piano palette (pastels), a cool white light from
-    the front right 60 degrees up with shadows and strong gloss (specular beyond `random`'s),
+    the front left 60 degrees up with shadows and strong gloss (specular beyond `random`'s),
     a near-black lacquered table (darker than any `random` table), blocks bevelled by 25%,
     heptagonal bowls. Only the arm and the lacquer's seed vary per image; the jitter camera."""
     light = Light(direction=(0.35, -0.35, 0.87), color=(0.92, 0.96, 1.0), ambient=0.45,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 # The foreign look's palette: the colour most often given each name in the xkcd colour survey
 # (Munroe, 2010: the published "most common names" RGB values), one designer's choice unlike
-# CLIPort's muted Tableau one. Written down before any model saw it; the ranges above were
-# widened once after it (to hold the sRGB primaries and secondaries, pure yellow and cyan
-# among them, which are also here), and pink and brown stay outside theirs on purpose.
+# CLIPort's muted Tableau one. Written down before any model saw it; the colour ranges
+# (`looks.COLOR_RANGES`) were widened once after it (to hold the sRGB primaries and
+# secondaries, pure yellow and cyan among them, which are also here), and pink and brown stay
+# outside theirs on purpose.
 FOREIGN_PALETTE: dict[str, tuple[int, int, int]] = {
     "red": (229, 0, 0),
     "orange": (249, 115, 6),

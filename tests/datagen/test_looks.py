@@ -331,6 +331,32 @@ def test_the_lobby_look_is_nothing_the_random_variant_draws():
         assert not drawn.bowl.curved and drawn.bowl.segments != look.bowl.segments
 
 
+def test_the_held_out_looks_name_their_light_s_side_as_the_camera_sees_it():
+    """The looks' docstrings and cards say "front right", "behind" and so on as the front camera
+    sees the table (`_foreign_look`'s docstring): +y on the image's right, +x the camera's
+    side. Found reversed for four looks in session 30 and corrected."""
+    import json
+
+    from checkpoints import find
+    from vrs.detector.camera import PinholeCamera
+
+    camera = PinholeCamera.from_dict(
+        json.loads((find("detector-tiny") / "config.json").read_text())["camera"])
+    (u_plus_y, _, _), (u_minus_y, _, _), (_, v_near, _), (_, v_far, _) = camera.project(
+        np.array([[0.45, 0.2, 0.0], [0.45, -0.2, 0.0], [0.7, 0.0, 0.0], [0.2, 0.0, 0.0]]))
+    assert u_plus_y > 160 > u_minus_y and v_near > v_far  # +y right, +x nearer the camera
+    sides = {"library": "front right", "piano": "front left", "workshop": "front left",
+             "steel": "behind"}
+    from datagen.card import VARIANT_TEXT
+
+    for look, side in sides.items():
+        x, y, _ = draw_look(look, np.random.default_rng(0)).light.direction
+        assert (x > 0) == side.startswith("front")
+        assert side == "behind" or (y > 0) == side.endswith("right")
+        said = "from behind" if side == "behind" else f"from the {side}"
+        assert said in VARIANT_TEXT[look].replace("  ", " ")
+
+
 def test_the_library_look_is_nothing_the_random_variant_draws():
     """The held-out look of stage 12 (session 30): palette, leather desk (saturated, dark
     red), a lamp warmer than any `random` white balance, curved bowls of 14 facets."""
