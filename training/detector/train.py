@@ -69,7 +69,6 @@ class TrainDetectorSpec:
     mix: str | None = None  # "split=weight,...", as `train ofa --mix`; None: every image alike
     channels: tuple[int, ...] | None = None  # encoder widths (None: the init model's/default)
     head_channels: int | None = None  # the head's hidden width (None: the init model's/default)
-    global_context: bool = False  # add the image-wide context block (kept if --init has it)
     log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
@@ -82,7 +81,7 @@ class TrainDetectorSpec:
                 "levels": self.levels, "level_heat": self.level_heat,
                 "mix": canonical_mix(self.mix),
                 "channels": list(self.channels) if self.channels else None,
-                "head_channels": self.head_channels, "global_context": self.global_context}
+                "head_channels": self.head_channels}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -163,15 +162,12 @@ def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
         config = dataclasses.replace(config, channels=tuple(spec.channels))
     if ckpt is None and spec.head_channels is not None:
         config = dataclasses.replace(config, head_channels=spec.head_channels)
-    if ckpt is None and spec.global_context:
-        config = dataclasses.replace(config, global_context=True)
     return config
 
 
 def _init(model: DetectorNet, path: Path, seed: int) -> None:
     """Start from the checkpoint at `path`: copied as is (`init_from`, which also adds head
-    parts and a global-context block that starts at zero), or widened to `model`'s widths
-    function-preservingly (`widen`) when they differ."""
+    parts), or widened to `model`'s widths function-preservingly (`widen`) when they differ."""
     old = load_checkpoint(path)
     same = (old.config.channels, old.config.head_channels) == (model.config.channels,
                                                               model.config.head_channels)

@@ -71,8 +71,6 @@ def widen(old: DetectorNet, config: DetectorConfig, *, seed: int = 0,
                 if g not in after or after[g] < before[g]]
     if old.config.head_layout() != config.head_layout() or len(before) != len(after):
         problems.append("the depth and the head's outputs must stay the same")
-    if old.config.global_context:  # its MLP reads every stage's width: not mapped here
-        problems.append("a detector with a global-context block cannot be widened")
     if problems:
         raise ValueError("can only widen a detector (same depth and head): " + "; ".join(problems))
     rng = np.random.default_rng(seed)

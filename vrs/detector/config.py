@@ -39,8 +39,6 @@ class DetectorConfig(FamilyConfig):
     stride: int = 2  # output cell size, px
     channels: tuple[int, ...] = (16, 32, 48, 64)  # encoder widths at strides 2, 4, 8, 16
     head_channels: int = 32
-    global_context: bool = False  # image-wide channel means steer the bottleneck and the head
-    # (`vrs.detector.model.GlobalContext`; False: each cell sees only its receptive field)
     types: tuple[str, ...] = TYPES
     colors: tuple[str, ...] = ALL_COLORS
     sigma_cells: tuple[float, ...] = (1.5, 2.5, 2.5)  # heatmap spread per type, in cells

@@ -15,8 +15,6 @@ model is rewritten once, at load:
   convolution and bilinear upsampling are both linear and the upsampling weights sum to one,
   so they commute), which upsamples 16 channels instead of 32;
 - activations are kept channels-last, the layout the CPU convolution kernels prefer.
-
-The global-context block (no BatchNorm in it) is used as it is.
 """
 
 from __future__ import annotations
@@ -81,7 +79,6 @@ class FastDetector(nn.Module):
             self.ups_up.append(a)
             self.ups_skip.append(b)
         self.head = fused.head
-        self.context = fused.context
         self._const: dict[tuple, torch.Tensor] = {}  # by (H, W, device, dtype)
         self.eval().to(memory_format=torch.channels_last)
 
@@ -108,10 +105,6 @@ class FastDetector(nn.Module):
         for stage in self.stages:
             x = stage(x)
             skips.append(x)
-        top = None
-        if self.context is not None:
-            deep, top = self.context(skips)
-            x = x + deep
         last = len(self.ups_up) - 1
         for i, (conv_up, conv_skip) in enumerate(zip(self.ups_up, self.ups_skip, strict=True)):
             skip = skips[len(skips) - 2 - i]
@@ -122,4 +115,4 @@ class FastDetector(nn.Module):
                 x = conv_up(F.interpolate(x, size=skip.shape[-2:], mode="bilinear",
                                           align_corners=False))
             x = F.relu(x + conv_skip(skip))
-        return self.head(x if top is None else x + top)
+        return self.head(x)

@@ -5,9 +5,6 @@ size depend on where it is in a perspective image. A patchify stem goes straight
 stride (the images are flat-shaded: a 2x2 patch is enough to see color and edges), then an
 encoder down to stride 16 for context (is this blob a block in a bowl or a bowl?) and a
 decoder back to the output stride with skip connections. ~0.48 GMAC per 320x240 image.
-With `global_context`, every encoder stage's channel means over the whole image steer the
-bottleneck and the head's input (`GlobalContext`): a colour name depends on the light the
-whole scene is in, which no cell's window sees.
 """
 
 from __future__ import annotations
@@ -39,30 +36,6 @@ def encoder_stages(channels: tuple[int, ...], stride: int) -> nn.ModuleList:
     return stages
 
 
-class GlobalContext(nn.Module):
-    """Image-wide context for the per-cell decisions. Why: whether a light patch is a white or
-    a gray object, or a red one pink, depends on the light on the whole scene (a gray bowl
-    under a bright lamp is as light as a white one in a dim room), and the encoder's deepest
-    cell sees about a tenth of the image. The means of every encoder stage's channels over the
-    image (colours, brightness, the table) go through a small MLP to one offset per channel
-    of the bottleneck and of the head's input. Both output layers start at zero, so adding the
-    block to a trained detector keeps its maps until training moves them."""
-
-    def __init__(self, channels: tuple[int, ...], hidden: int = 64) -> None:
-        super().__init__()
-        self.mlp = nn.Sequential(nn.Linear(sum(channels), hidden), nn.ReLU(inplace=True))
-        self.deep = nn.Linear(hidden, channels[-1])
-        self.top = nn.Linear(hidden, channels[0])
-        for layer in (self.deep, self.top):
-            nn.init.zeros_(layer.weight)
-            nn.init.zeros_(layer.bias)
-
-    def forward(self, stages: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        """(bottleneck offsets, head-input offsets), each (B, C, 1, 1) to broadcast."""
-        g = self.mlp(torch.cat([s.mean((2, 3)) for s in stages], 1))
-        return self.deep(g)[:, :, None, None], self.top(g)[:, :, None, None]
-
-
 class DetectorNet(nn.Module):
     """(B, 3, H, W) uint8-range float image -> (B, out_channels, H/stride, W/stride) maps."""
 
@@ -81,7 +54,6 @@ class DetectorNet(nn.Module):
                                                     padding=0 if last else 1, bias=False),
                                           nn.BatchNorm2d(skip), nn.ReLU(inplace=True)))
             cin = skip
-        self.context = GlobalContext(c) if config.global_context else None
         self.head = nn.Sequential(_conv(cin, config.head_channels),
                                   nn.Conv2d(config.head_channels, config.out_channels, 1))
         with torch.no_grad():  # every heatmap starts at p = 0.1 (CenterNet)
@@ -98,12 +70,8 @@ class DetectorNet(nn.Module):
         for stage in self.stages:
             x = stage(x)
             skips.append(x)
-        top = None
-        if self.context is not None:
-            deep, top = self.context(skips)
-            x = x + deep
         for i, up in enumerate(self.ups):
             skip = skips[len(skips) - 2 - i]
             x = F.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=False)
             x = up(torch.cat([x, skip], 1))
-        return self.head(x if top is None else x + top)
+        return self.head(x)

@@ -164,27 +164,3 @@ def test_wider_channels_with_init_widen_the_detector_and_resume_keeps_them(scene
     with pytest.raises(ValueError, match="can only widen"):
         train_detector(_spec(scenes, tmp_path / "narrow", 2, init=tmp_path / "base",
                              channels=(16, 32, 48, 32)))
-
-
-def test_global_context_with_init_starts_from_its_maps_and_is_kept(scenes, tmp_path):
-    """`--global-context` with `--init`: the block starts at zero, so the run starts from the
-    init model's maps; the export has the block, and a detector with it cannot be widened."""
-    import torch
-
-    from vrs.detector.checkpoint import load_checkpoint, save_checkpoint
-    from vrs.detector.config import DetectorConfig
-    from vrs.detector.model import DetectorNet
-
-    save_checkpoint(tmp_path / "base", DetectorNet(DetectorConfig()))
-    train_detector(_spec(scenes, tmp_path / "run", 2, init=tmp_path / "base",
-                         global_context=True, lr=1e-9))
-    run, base = load_checkpoint(tmp_path / "run"), load_checkpoint(tmp_path / "base")
-    assert run.config.global_context and not base.config.global_context
-    image = torch.rand(1, 3, 96, 128) * 255
-    with torch.no_grad():
-        assert torch.allclose(run(image), base(image), atol=0.05 * float(base(image).abs().max()))
-    train_detector(_spec(scenes, tmp_path / "again", 2, init=tmp_path / "run", lr=1e-9))
-    assert load_checkpoint(tmp_path / "again").config.global_context  # kept without the flag
-    with pytest.raises(ValueError, match="global-context block cannot be widened"):
-        train_detector(_spec(scenes, tmp_path / "wide", 2, init=tmp_path / "run",
-                             channels=(16, 32, 64, 128)))
