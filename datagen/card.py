@@ -89,6 +89,13 @@ VARIANT_TEXT = {
              "camera and a metallic sheen, a brushed steel top, blocks 20% smaller, wide curved "
              "bowls of 24 facets; the jitter camera, blur 0.5 px, noise 3; the arm in view in "
              "30% of the images. An evaluation set: never put it in a training mixture",
+    "baize": "a TENTH held-out look (issue 27, session 31, written after the steel look was "
+             "measured and before the next change to `random`), none of which the `random` "
+             "variant draws: an eleventh palette (board-game pieces), a warm pendant lamp "
+             "straight overhead with hard shadows and little ambient light, a card table's "
+             "saturated green baize, ordinary meshes (bevelled blocks, straight bowls of 12 "
+             "facets); the jitter camera, blur 0.3 px, noise 2; the arm in view in 30% of the "
+             "images. An evaluation set: never put it in a training mixture",
 }
 
 

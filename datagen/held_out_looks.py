@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from datagen.held_out_palettes import (
+    BAIZE_PALETTE,
     FOREIGN_PALETTE,
     GALLERY_PALETTE,
     KITCHEN_PALETTE,
@@ -170,7 +171,24 @@ def _steel_look(rng: np.random.Generator) -> Look:
                 noise=3.0, blur=0.5, arm=bool(rng.random() < 0.3))
 
 
+def _baize_look(rng: np.random.Generator) -> Look:
+    """The tenth held-out look (issue 27, session 31), written after steel was measured and
+    before the next change to `random`: the baize palette, a warm pendant lamp straight
+    overhead with hard shadows (less ambient and more direct light than `random` draws), a
+    card table's green baize (studio's woven felt, more saturated than any `random` table),
+    ordinary meshes (blocks bevelled by 15%, straight-walled bowls of 12 facets: inside
+    `random`'s ranges). Only the arm and the felt's seed vary per image; the jitter camera."""
+    light = Light(direction=(0.05, 0.0, 1.0), color=(1.0, 0.93, 0.82), ambient=0.3,
+                  diffuse=0.7, specular=0.15, shadow=True)
+    table = Table(kind="felt", rgb=(28, 96, 52), seed=int(rng.integers(2**31)))
+    return Look("baize", dict(BAIZE_PALETTE), (125, 88, 58), light, table,
+                BlockMesh(bevel=0.15, scale=1.0),
+                BowlMesh(rim=0.065, height=0.03, floor=0.04, segments=12),
+                noise=2.0, blur=0.3, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
                   "lobby": _lobby_look, "library": _library_look,
-                  "piano": _piano_look, "steel": _steel_look}
+                  "piano": _piano_look, "steel": _steel_look,
+                  "baize": _baize_look}

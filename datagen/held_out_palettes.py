@@ -141,6 +141,22 @@ PIANO_PALETTE: dict[str, tuple[int, int, int]] = {
     "gray": (160, 160, 164),
 }
 
+# The baize look's palette (session 31): board-game pieces in the middle of each name's range,
+# an eleventh hand's choice, written before any model saw the look.
+BAIZE_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (200, 40, 50),
+    "orange": (235, 120, 40),
+    "yellow": (250, 210, 60),
+    "green": (70, 170, 80),
+    "cyan": (60, 190, 200),
+    "blue": (40, 90, 190),
+    "purple": (140, 80, 170),
+    "pink": (240, 130, 160),
+    "brown": (130, 85, 55),
+    "white": (238, 236, 230),
+    "gray": (141, 144, 147),
+}
+
 # The steel look's palette (session 30): vivid signal colours on the saturated, bright side of
 # each name's range, a tenth hand's choice, written before any model saw the look.
 STEEL_PALETTE: dict[str, tuple[int, int, int]] = {

@@ -86,8 +86,11 @@ SUITES: dict[str, VqaSuite] = {
     # `random`.
     "piano": _look_suite("piano", 830_000),
     # `steel` (session 30): written after piano was measured, before any next change to
-    # `random`; not measured yet.
+    # `random`; first measured in session 31 (stage 14).
     "steel": _look_suite("steel", 840_000),
+    # `baize` (session 31): written after steel was measured (stage 14), before the next
+    # change to `random`; not measured yet.
+    "baize": _look_suite("baize", 810_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,
