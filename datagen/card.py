@@ -25,8 +25,9 @@ VARIANT_TEXT = {
               "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
               " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5; blocks "
               "chamfered by 0-50% of "
-              "their half size and scaled 0.85-1.15; bowls of rim radius 5.5-7.5 cm, height "
-              "2.2-5 cm, straight walls, 8-48 facets; the jitter camera; Gaussian blur 0-1.2 "
+              "their half size and scaled 0.75-1.15; bowls of rim radius 5.5-7.9 cm, height "
+              "2.2-5 cm, straight or (half of them) curved walls, 8-48 facets; the jitter "
+              "camera; Gaussian blur 0-1.2 "
               "px and pixel noise 0-6; an exposure gain of 0.8-1.5 (log-uniform, clipped at "
               "white); the arm in view in 30% of the images",
     "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "

@@ -148,11 +148,15 @@ def _random_look(rng: np.random.Generator) -> Look:
     # Meshes widened in session 24 (bevel 0-0.35 -> 0-0.5, scale 0.9-1.1 -> 0.85-1.15, rim to
     # 7.5 cm, height from 2.2 cm, 8 and 10 facets) after the studio look's chamfered blocks
     # and shallow bowls were confused with each other.
-    block = BlockMesh(bevel=_round3(rng.uniform(0.0, 0.5)), scale=_round3(rng.uniform(0.85, 1.15)))
-    rim = rng.uniform(0.055, 0.075)
+    # Widened again in session 31 (scale from 0.75, was 0.85; rim to 7.9 cm, was 7.5; curved
+    # walls in half the bowls, was none) after the steel look's wide curved bowls were read
+    # as blocks at their rims and its small blocks twice.
+    block = BlockMesh(bevel=_round3(rng.uniform(0.0, 0.5)), scale=_round3(rng.uniform(0.75, 1.15)))
+    rim = rng.uniform(0.055, 0.079)
     bowl = BowlMesh(rim=_round3(rim, 4), height=_round3(rng.uniform(0.022, 0.05), 4),
                     floor=_round3(rng.uniform(0.032, rim - 0.01), 4),
-                    segments=int(rng.choice([8, 10, 12, 16, 24, 32, 48])))
+                    segments=int(rng.choice([8, 10, 12, 16, 24, 32, 48])),
+                    curved=bool(rng.random() < 0.5))
     return Look("random", colors, STAND_RANGE.draw(rng), light, table, block, bowl,
                 noise=_round3(rng.uniform(0.0, 6.0)), blur=_round3(rng.uniform(0.0, 1.2)),
                 arm=bool(rng.random() < 0.3), exposure=_draw_exposure(rng))
