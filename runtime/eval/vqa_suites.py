@@ -89,7 +89,7 @@ SUITES: dict[str, VqaSuite] = {
     # `random`; first measured in session 31 (stage 14).
     "steel": _look_suite("steel", 840_000),
     # `baize` (session 31): written after steel was measured (stage 14), before the next
-    # change to `random`; not measured yet.
+    # change to `random`; first measured in session 31 (stage 15, shipped).
     "baize": _look_suite("baize", 810_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
