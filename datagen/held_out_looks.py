@@ -20,6 +20,7 @@ from datagen.held_out_palettes import (
     LIBRARY_PALETTE,
     LOBBY_PALETTE,
     PIANO_PALETTE,
+    SLATE_PALETTE,
     STEEL_PALETTE,
     STUDIO_PALETTE,
     WORKSHOP_PALETTE,
@@ -187,8 +188,24 @@ def _baize_look(rng: np.random.Generator) -> Look:
                 noise=2.0, blur=0.3, arm=bool(rng.random() < 0.3))
 
 
+def _slate_look(rng: np.random.Generator) -> Look:
+    """The eleventh held-out look (issue 27, session 31), written after baize was measured and
+    before the next change to `random`: the slate palette (wax crayons), an ordinary slightly
+    cool light from the front right 50 degrees up with shadows (inside `random`'s ranges), a
+    dark cleft slate top (a texture no `random` table has), ordinary meshes (blocks bevelled
+    by 30%, straight bowls of 16 facets). Only the arm and the slate's seed vary per image;
+    the jitter camera."""
+    light = Light(direction=(0.45, 0.45, 0.77), color=(0.94, 0.97, 1.0), ambient=0.6,
+                  diffuse=0.4, specular=0.1, shadow=True)
+    table = Table(kind="slate", rgb=(64, 70, 78), seed=int(rng.integers(2**31)))
+    return Look("slate", dict(SLATE_PALETTE), (130, 92, 60), light, table,
+                BlockMesh(bevel=0.3, scale=1.05),
+                BowlMesh(rim=0.06, height=0.045, floor=0.035, segments=16),
+                noise=1.5, blur=0.4, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
                   "lobby": _lobby_look, "library": _library_look,
                   "piano": _piano_look, "steel": _steel_look,
-                  "baize": _baize_look}
+                  "baize": _baize_look, "slate": _slate_look}

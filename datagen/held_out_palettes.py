@@ -157,6 +157,22 @@ BAIZE_PALETTE: dict[str, tuple[int, int, int]] = {
     "gray": (141, 144, 147),
 }
 
+# The slate look's palette (session 31): wax crayons, a twelfth hand's choice inside each
+# name's range, written before any model saw the look.
+SLATE_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (215, 45, 60),
+    "orange": (250, 140, 60),
+    "yellow": (250, 225, 90),
+    "green": (60, 160, 90),
+    "cyan": (50, 200, 220),
+    "blue": (50, 100, 200),
+    "purple": (150, 90, 180),
+    "pink": (245, 150, 185),
+    "brown": (140, 90, 60),
+    "white": (245, 245, 245),
+    "gray": (150, 150, 155),
+}
+
 # The steel look's palette (session 30): vivid signal colours on the saturated, bright side of
 # each name's range, a tenth hand's choice, written before any model saw the look.
 STEEL_PALETTE: dict[str, tuple[int, int, int]] = {

@@ -29,7 +29,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
     a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
     patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
-    look)."""
+    look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -60,9 +60,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in ("leather", "lacquer", "brushed"):  # library, piano, steel (held out)
-        shade = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed}[table.kind](
-            rng, size)
+    elif table.kind in HELD_OUT_SHADES:  # library, piano, steel, slate (held out)
+        shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
         yy, xx = np.mgrid[0:size, 0:size] // cell
@@ -72,7 +71,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo, leather, lacquer")
+                         f"terrazzo, leather, lacquer, brushed, slate")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -125,6 +124,21 @@ def _brushed(rng: np.random.Generator, size: int) -> np.ndarray:
     for row in rng.integers(0, size, 12):
         scratches[row, :] = 0.15
     return (1.0 + rows + 0.1 * _smooth_noise(rng, size, 3) + scratches).astype(np.float32)
+
+
+def _slate(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of cleft slate: layers about a block wide along one axis, gently warped, a
+    fine grain, and pale mineral streaks along the layers."""
+    profile = _smooth_noise(rng, size, 40)[:, 0]  # one value per texel row
+    warp = (size / 50 * _smooth_noise(rng, size, 3)).astype(int)  # about 30 cm at most
+    layers = profile[(np.arange(size)[:, None] + warp) % size]
+    streaks = np.abs(layers - rng.uniform(-0.5, 0.5)) < 0.015
+    return (1.0 + 0.1 * layers + 0.03 * _smooth_noise(rng, size, 200)
+            + 0.3 * streaks).astype(np.float32)
+
+
+HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
+                   "slate": _slate}
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

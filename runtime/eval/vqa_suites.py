@@ -91,6 +91,9 @@ SUITES: dict[str, VqaSuite] = {
     # `baize` (session 31): written after steel was measured (stage 14), before the next
     # change to `random`; first measured in session 31 (stage 15, shipped).
     "baize": _look_suite("baize", 810_000),
+    # `slate` (session 31): written after baize was measured (stage 15), before the next
+    # change to `random`; not measured yet.
+    "slate": _look_suite("slate", 980_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

@@ -155,7 +155,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
     for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library",
-                    "piano", "steel", "baize"):
+                    "piano", "steel", "baize", "slate"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -479,6 +479,37 @@ def test_the_baize_look_is_nothing_the_random_variant_draws():
         drawn = draw_look("random", np.random.default_rng([31, i]))
         assert drawn.colors != BAIZE_PALETTE and drawn.table.kind != "felt"
         assert drawn.light.ambient > look.light.ambient and drawn.light.diffuse < look.light.diffuse
+
+
+def test_the_slate_look_is_nothing_the_random_variant_draws():
+    """The held-out look after baize (session 31): its palette and its slate top are outside
+    `random`; its light and meshes are inside `random`'s ranges on purpose (blind to a change
+    of the light's strength or of meshes)."""
+    import datagen.held_out_palettes as palettes_module
+    from datagen.held_out_palettes import SLATE_PALETTE
+
+    look = draw_look("slate", np.random.default_rng(0))
+    assert look.colors == SLATE_PALETTE and look.table.kind == "slate"
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in SLATE_PALETTE.items())
+    others = [v for k, v in vars(palettes_module).items()
+              if k.endswith("_PALETTE") and k != "SLATE_PALETTE"]
+    assert len(others) >= 10 and SLATE_PALETTE not in others
+    assert "slate" not in TABLE_KINDS and TABLE_RANGE.contains(look.table.rgb)
+    assert 0.4 <= look.light.ambient <= 0.85 and 0.15 <= look.light.diffuse <= 0.55
+    assert 0.75 <= look.block.scale <= 1.15 and 0.055 <= look.bowl.rim <= 0.079
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([37, i]))
+        assert drawn.colors != SLATE_PALETTE and drawn.table.kind != "slate"
+
+
+def test_slate_is_seeded_and_layered_along_one_axis():
+    table = draw_look("slate", np.random.default_rng(0)).table
+    a = table_texture(table, 256).astype(float)
+    assert np.array_equal(a, table_texture(table, 256))
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256))
+    along_rows = a[..., 0].std(axis=1).mean()  # within a row: one layer, slightly warped
+    across_rows = a[..., 0].std(axis=0).mean()  # between rows: the layers
+    assert across_rows > 1.5 * along_rows
 
 
 def test_brushed_steel_is_seeded_and_streaked_along_one_axis():

@@ -111,7 +111,7 @@ def test_every_held_out_look_has_a_suite_on_seeds_of_its_own_and_warns_when_seen
     from runtime.eval.vqa_suites import SUITES
 
     assert {"foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
-            "library", "piano", "steel", "baize"} <= set(HELD_OUT_LOOKS)
+            "library", "piano", "steel", "baize", "slate"} <= set(HELD_OUT_LOOKS)
     by_variant = {s.variant: s for s in SUITES.values()}
     for look in HELD_OUT_LOOKS:
         assert f"--variant {look}" in by_variant[look].datagen_command()
