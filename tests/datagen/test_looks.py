@@ -425,19 +425,27 @@ def test_lacquer_is_a_seeded_near_black_table_with_faint_streaks():
     assert streaks.std() > a[..., 0].astype(float).mean(axis=0).std()
 
 
+def _assert_a_palette_of_its_own(look: str, palette: dict, at_least: int) -> None:
+    """`palette` is inside every colour name's range and is none of the other held-out looks'
+    palettes (datagen/held_out_palettes.py holds one per look, `at_least` others by now)."""
+    import datagen.held_out_palettes as palettes_module
+
+    assert draw_look(look, np.random.default_rng(0)).colors == palette
+    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in palette.items())
+    others = [v for k, v in vars(palettes_module).items()
+              if k.endswith("_PALETTE") and v is not palette]
+    assert len(others) >= at_least and palette not in others
+
+
 def test_the_steel_look_is_nothing_the_random_variant_draws():
     """The held-out look after piano (session 30): a vivid palette, a brushed steel top. Its
     blocks 20% smaller and wide curved bowls were outside `random` until session 31, when
     `random` was widened to them after steel was measured (see the next test)."""
-    import datagen.held_out_palettes as palettes_module
     from datagen.held_out_palettes import STEEL_PALETTE
 
-    palettes = vars(palettes_module)
+    _assert_a_palette_of_its_own("steel", STEEL_PALETTE, 8)
     look = draw_look("steel", np.random.default_rng(0))
-    assert look.colors == STEEL_PALETTE and look.table.kind == "brushed"
-    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in STEEL_PALETTE.items())
-    others = [v for k, v in palettes.items() if k.endswith("_PALETTE") and k != "STEEL_PALETTE"]
-    assert len(others) >= 8 and STEEL_PALETTE not in others
+    assert look.table.kind == "brushed"
     assert "brushed" not in TABLE_KINDS and look.bowl.curved
     for i in range(300):
         drawn = draw_look("random", np.random.default_rng([33, i]))
@@ -464,15 +472,11 @@ def test_the_baize_look_is_nothing_the_random_variant_draws():
     outside `random`; its meshes are inside `random`'s ranges on purpose (blind to a change of
     meshes). Its light (ambient 0.3, diffuse 0.7) was outside too until `random` was widened
     to it after baize was measured (the next test)."""
-    import datagen.held_out_palettes as palettes_module
     from datagen.held_out_palettes import BAIZE_PALETTE
 
+    _assert_a_palette_of_its_own("baize", BAIZE_PALETTE, 9)
     look = draw_look("baize", np.random.default_rng(0))
-    assert look.colors == BAIZE_PALETTE and look.table.kind == "felt"
-    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in BAIZE_PALETTE.items())
-    others = [v for k, v in vars(palettes_module).items()
-              if k.endswith("_PALETTE") and k != "BAIZE_PALETTE"]
-    assert len(others) >= 9 and BAIZE_PALETTE not in others
+    assert look.table.kind == "felt"
     assert hsv_of(look.table.rgb)[1] > TABLE_RANGE.sat[1]
     assert 0.0 <= look.block.bevel <= 0.5 and 0.055 <= look.bowl.rim <= 0.075
     assert not look.bowl.curved
@@ -496,15 +500,11 @@ def test_the_slate_look_is_nothing_the_random_variant_draws():
     """The held-out look after baize (session 31): its palette and its slate top are outside
     `random`; its light and meshes are inside `random`'s ranges on purpose (blind to a change
     of the light's strength or of meshes)."""
-    import datagen.held_out_palettes as palettes_module
     from datagen.held_out_palettes import SLATE_PALETTE
 
+    _assert_a_palette_of_its_own("slate", SLATE_PALETTE, 10)
     look = draw_look("slate", np.random.default_rng(0))
-    assert look.colors == SLATE_PALETTE and look.table.kind == "slate"
-    assert all(COLOR_RANGES[n].contains(rgb) for n, rgb in SLATE_PALETTE.items())
-    others = [v for k, v in vars(palettes_module).items()
-              if k.endswith("_PALETTE") and k != "SLATE_PALETTE"]
-    assert len(others) >= 10 and SLATE_PALETTE not in others
+    assert look.table.kind == "slate"
     assert "slate" not in TABLE_KINDS and TABLE_RANGE.contains(look.table.rgb)
     assert 0.4 <= look.light.ambient <= 0.85 and 0.15 <= look.light.diffuse <= 0.55  # either
     assert 0.75 <= look.block.scale <= 1.15 and 0.055 <= look.bowl.rim <= 0.079
