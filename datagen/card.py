@@ -21,7 +21,7 @@ VARIANT_TEXT = {
     "random": "domain randomisation, drawn per image and recorded in each scene's `look`: "
               "every colour name's RGB uniform in its range (table below; the darker shade "
               "keeps its name at 0.55 of the value); light direction (20-90 degrees up, any "
-              "azimuth), white balance +-22%, ambient 0.25-0.85, diffuse 0.15-0.75, specular "
+              "azimuth), white balance +-22%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
               "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
               " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5; blocks "
               "chamfered by 0-50% of "

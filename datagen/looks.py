@@ -134,15 +134,13 @@ def _random_look(rng: np.random.Generator) -> Look:
                  np.sin(elevation))
     # White balance, warm (+) or cool (-), and the light's strength: widened in session 24
     # (+-0.08 -> +-0.22, ambient 0.45-0.75 -> 0.4-0.85, diffuse 0.2-0.5 -> 0.15-0.55) after
-    # the studio look's cool bright light turned gray blocks white and brown ones orange; and
-    # in session 31 (ambient from 0.25, diffuse to 0.75) after the baize look's pendant lamp
-    # (ambient 0.3, diffuse 0.7) turned white blocks gray.
+    # the studio look's cool bright light turned gray blocks white and brown ones orange.
     warmth = rng.uniform(-0.22, 0.22)
     light = Light(direction=_round3(direction),
                   color=_round3((1.0, 1.0 - abs(warmth) / 2, 1.0 - warmth) if warmth > 0
                                 else (1.0 + warmth, 1.0 + warmth / 2, 1.0)),
-                  ambient=_round3(rng.uniform(0.25, 0.85)),
-                  diffuse=_round3(rng.uniform(0.15, 0.75)),
+                  ambient=_round3(rng.uniform(0.4, 0.85)),
+                  diffuse=_round3(rng.uniform(0.15, 0.55)),
                   specular=_round3(rng.uniform(0.0, 0.3)),
                   shadow=bool(rng.random() < 0.5))
     table = Table(kind=str(rng.choice(TABLE_KINDS)), rgb=TABLE_RANGE.draw(rng),
