@@ -92,7 +92,7 @@ SUITES: dict[str, VqaSuite] = {
     # change to `random`; first measured in session 31 (stage 15, shipped).
     "baize": _look_suite("baize", 810_000),
     # `slate` (session 31): written after baize was measured (stage 15), before the next
-    # change to `random`; not measured yet.
+    # change to `random`; first measured in session 31 (stage 16, not shipped).
     "slate": _look_suite("slate", 980_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
