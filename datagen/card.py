@@ -91,19 +91,20 @@ VARIANT_TEXT = {
              "bowls of 24 facets; the jitter camera, blur 0.5 px, noise 3; the arm in view in "
              "30% of the images. An evaluation set: never put it in a training mixture",
     "baize": "a TENTH held-out look (issue 27, session 31, written after the steel look was "
-             "measured and before the next change to `random`), none of which the `random` "
-             "variant draws: an eleventh palette (board-game pieces), a warm pendant lamp "
-             "straight overhead with hard shadows and little ambient light, a card table's "
-             "saturated green baize, ordinary meshes (bevelled blocks, straight bowls of 12 "
-             "facets); the jitter camera, blur 0.3 px, noise 2; the arm in view in 30% of the "
-             "images. An evaluation set: never put it in a training mixture",
+             "measured and before the next change to `random`), whose palette, light and "
+             "table the `random` variant does not draw: an eleventh palette (board-game "
+             "pieces), a warm pendant lamp straight overhead with hard shadows and little "
+             "ambient light, a card table's saturated green baize; ordinary meshes "
+             "(bevelled blocks, straight bowls of 12 facets); the jitter camera, blur 0.3 px, "
+             "noise 2; the arm in view in 30% of the images. An evaluation set: never put it "
+             "in a training mixture",
     "slate": "an ELEVENTH held-out look (issue 27, session 31, written after the baize look "
-             "was measured and before the next change to `random`), none of which the "
-             "`random` variant draws: a twelfth palette (wax crayons), an ordinary slightly "
-             "cool light from the front right with shadows, a dark cleft slate top, ordinary "
-             "meshes (bevelled blocks, straight bowls of 16 facets); the jitter camera, blur "
-             "0.4 px, noise 1.5; the arm in view in 30% of the images. An evaluation set: "
-             "never put it in a training mixture",
+             "was measured and before the next change to `random`), whose palette and table "
+             "the `random` variant does not draw: a twelfth palette (wax crayons), a dark "
+             "cleft slate top; an ordinary slightly cool light from the front right with "
+             "shadows and ordinary meshes (bevelled blocks, straight bowls of 16 facets); the "
+             "jitter camera, blur 0.4 px, noise 1.5; the arm in view in 30% of the images. An "
+             "evaluation set: never put it in a training mixture",
 }
 
 
