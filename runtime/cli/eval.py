@@ -264,8 +264,22 @@ def add_preconditions_parser(eval_subparsers: argparse._SubParsersAction) -> Non
                    help="sampled generations (temperature 0.7) besides the greedy one")
     p.add_argument("--no-grammar", action="store_true",
                    help="no GBNF grammar (it is sent only to the packaged model's server)")
+    p.add_argument("--form", choices=pc_forms(), default=None,
+                   help="how the LLM is asked: lines (one precondition per line) or pddl (an "
+                        "action schema; only its :precondition is kept); default: the one "
+                        "--preconditions llm uses")
+    p.add_argument("--actions", choices=("primitives", "dev"), default="primitives",
+                   help="primitives (the control primitives: the reported figure) or dev "
+                        "(five blocks-world actions that are not primitives: where a form is "
+                        "chosen)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_eval_preconditions)
+
+
+def pc_forms() -> tuple[str, ...]:
+    from runtime.planners.preconditions import FORMS
+
+    return FORMS
 
 
 def _eval_preconditions(args: argparse.Namespace) -> int:
@@ -276,7 +290,10 @@ def _eval_preconditions(args: argparse.Namespace) -> int:
                "base_url": args.base_url} if args.planner == "openai" else {}
     llm = make_planner(args.planner, **options)
     grammar = args.planner == "llm" and not args.no_grammar
-    result = eval_preconditions(llm, args.samples, grammar)
+    from runtime.planners.preconditions import DEFAULT_FORM
+
+    result = eval_preconditions(llm, args.samples, grammar, args.form or DEFAULT_FORM,
+                                args.actions)
     print(json.dumps(result) if args.json else format_report(result))
     return 0
 

@@ -211,13 +211,31 @@ def _pattern(name: str, arity: int) -> str:
     return name if arity == 0 else f"{name}({', '.join('xy'[:arity])})"
 
 
+FORMS = ("lines", "pddl")  # how the LLM is asked: one per line, or a PDDL action schema
+DEFAULT_FORM = "pddl"  # chosen on the dev actions (docs/RESULTS.md, issue 24)
+
+
+def _form(form: str):
+    """(messages, grammar, parse_reply) of a form."""
+    if form == "lines":
+        return messages, grammar, parse_reply
+    if form == "pddl":
+        from runtime.planners import preconditions_pddl as f
+
+        return f.messages, f.grammar, f.parse_reply
+    raise ValueError(f"no precondition form {form!r} (forms: {', '.join(FORMS)})")
+
+
 def generate(llm: LLM, use_grammar: bool = True, temperature: float = 0.0,
-             seed: int | None = None, cache: Path | None = None
+             seed: int | None = None, cache: Path | None = None, form: str = DEFAULT_FORM,
+             actions: dict[str, Callable] | None = None
              ) -> tuple[PreconditionSet, list[dict]]:
-    """The LLM's preconditions for every control primitive, and the LLM calls it made (none
-    when the set came from `cache`, a directory: one file per model and prompt text)."""
-    prims = control_primitives()
-    asks = {name: messages(name, fn) for name, fn in prims.items()}
+    """The LLM's preconditions for every control primitive (or for `actions`: the dev
+    actions a form is chosen on), asked in `form`, and the LLM calls it made (none when the
+    set came from `cache`, a directory: one file per model and prompt text)."""
+    ask, form_grammar, parse = _form(form)
+    prims = actions if actions is not None else control_primitives()
+    asks = {name: ask(name, fn) for name, fn in prims.items()}
     path = _cache_file(cache, llm.model, asks) if cache and seed is None else None
     cached = _read_cache(path) if path is not None else None
     if cached is not None:
@@ -227,13 +245,13 @@ def generate(llm: LLM, use_grammar: bool = True, temperature: float = 0.0,
         params = tuple(inspect.signature(prims[name]).parameters)
         try:
             text, exchange = llm.complete(msgs, max_tokens=40 * MAX_LINES,
-                                          grammar=grammar(params) if use_grammar else None,
+                                          grammar=form_grammar(params) if use_grammar else None,
                                           temperature=temperature, seed=seed)
         except PlannerError as e:
             raise PlannerError(f"precondition generation for {name}: {e}", e.exchanges) from None
         exchanges.append({**exchange, "purpose": f"preconditions of {name}"})
         replies[name] = text
-        conditions[name], dropped[name] = parse_reply(text, params)
+        conditions[name], dropped[name] = parse(text, params)
     result = PreconditionSet(conditions, f"llm:{llm.model}", dropped, replies)
     if path is not None:  # atomically: two evaluation workers may write it at once
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -82,16 +82,16 @@ def test_the_recorded_replies_parse_and_score_against_the_reference(x):
 
 def test_generation_asks_once_per_model_and_prompt_then_reads_the_cache(tmp_path):
     llm = RecordedLLM([x for x in PG if x["grammar"]])
-    first, exchanges = pc.generate(llm, cache=tmp_path)
+    first, exchanges = pc.generate(llm, cache=tmp_path, form="lines")
     assert len(llm.calls) == 1 and len(exchanges) == 1
     assert "pick" in llm.calls[0]["grammar"] and "handempty" in llm.calls[0]["grammar"]
-    again, exchanges = pc.generate(llm, cache=tmp_path)
+    again, exchanges = pc.generate(llm, cache=tmp_path, form="lines")
     assert len(llm.calls) == 1 and exchanges == []  # from the cache
     assert again.to_dict()["conditions"] == first.to_dict()["conditions"]
     assert again.source == "llm:qwen2.5-coder-1.5b-instruct-q4_k_m"
     cached = next(tmp_path.glob("*.json"))
     cached.write_text('{"source": "llm:m", "condit')  # torn: asked again, written again
-    _, exchanges = pc.generate(llm, cache=tmp_path)
+    _, exchanges = pc.generate(llm, cache=tmp_path, form="lines")
     assert len(exchanges) == 1 and json.loads(cached.read_text())["conditions"]
 
 
@@ -130,7 +130,8 @@ def test_eval_preconditions_pools_the_generations_and_reports_them():
     pooled precision / recall with Wilson intervals (here on one recorded reply)."""
     from runtime.eval.preconditions import eval_preconditions, format_report
 
-    result = eval_preconditions(RecordedLLM([x for x in PG if x["grammar"]]), samples=2)
+    result = eval_preconditions(RecordedLLM([x for x in PG if x["grammar"]]), samples=2,
+                                form="lines")
     assert [r["seed"] for r in result["generations"]] == [None, 1, 2]
     n = result["generations"][0]["generated"]
     assert result["precision"]["n"] == 3 * n and result["recall"] == {
