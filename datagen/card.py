@@ -105,6 +105,14 @@ VARIANT_TEXT = {
              "shadows and ordinary meshes (bevelled blocks, straight bowls of 16 facets); the "
              "jitter camera, blur 0.4 px, noise 1.5; the arm in view in 30% of the images. An "
              "evaluation set: never put it in a training mixture",
+    "linen": "a TWELFTH held-out look (issue 27, session 32, written after the slate look "
+             "was measured and before the next change to `random`), whose palette and table "
+             "the `random` variant does not draw: a thirteenth palette (poster paints), an "
+             "oatmeal linen cloth of coarse, uneven threads; an ordinary slightly cool "
+             "daylight from one side, 30 degrees up, with shadows, and ordinary meshes "
+             "(bevelled blocks 10% smaller, straight bowls of 20 facets); the jitter camera, "
+             "blur 0.4 px, noise 2; the arm in view in 30% of the images. An evaluation set: "
+             "never put it in a training mixture",
 }
 
 

@@ -18,6 +18,7 @@ from datagen.held_out_palettes import (
     GALLERY_PALETTE,
     KITCHEN_PALETTE,
     LIBRARY_PALETTE,
+    LINEN_PALETTE,
     LOBBY_PALETTE,
     PIANO_PALETTE,
     SLATE_PALETTE,
@@ -204,8 +205,25 @@ def _slate_look(rng: np.random.Generator) -> Look:
                 noise=1.5, blur=0.4, arm=bool(rng.random() < 0.3))
 
 
+def _linen_look(rng: np.random.Generator) -> Look:
+    """The twelfth held-out look (issue 27, session 32), written after slate was measured and
+    before the next change to `random`: the linen palette (poster paints), daylight from a
+    window on one side (+y), 30 degrees up, slightly cool, with shadows (inside `random`'s ranges),
+    an oatmeal linen cloth (a coarse weave no `random` table has), ordinary meshes (blocks
+    bevelled by 20% and 10% smaller, straight bowls of 20 facets). Only the arm and the
+    cloth's seed vary per image; the jitter camera."""
+    light = Light(direction=(0.0, 0.87, 0.5), color=(0.95, 0.98, 1.0), ambient=0.5,
+                  diffuse=0.45, specular=0.05, shadow=True)
+    table = Table(kind="linen", rgb=(196, 184, 160), seed=int(rng.integers(2**31)))
+    return Look("linen", dict(LINEN_PALETTE), (128, 90, 58), light, table,
+                BlockMesh(bevel=0.2, scale=0.9),
+                BowlMesh(rim=0.068, height=0.04, floor=0.042, segments=20),
+                noise=2.0, blur=0.4, arm=bool(rng.random() < 0.3))
+
+
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
                   "lobby": _lobby_look, "library": _library_look,
                   "piano": _piano_look, "steel": _steel_look,
-                  "baize": _baize_look, "slate": _slate_look}
+                  "baize": _baize_look, "slate": _slate_look,
+                  "linen": _linen_look}

@@ -188,3 +188,19 @@ STEEL_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (250, 250, 250),
     "gray": (180, 182, 185),
 }
+
+# The linen look's palette (session 32): poster paints, a thirteenth hand's choice inside each
+# name's range, written before any model saw the look.
+LINEN_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (200, 35, 45),
+    "orange": (235, 120, 45),
+    "yellow": (240, 205, 60),
+    "green": (75, 145, 70),
+    "cyan": (70, 180, 195),
+    "blue": (55, 85, 175),
+    "purple": (125, 75, 150),
+    "pink": (230, 135, 165),
+    "brown": (120, 80, 50),
+    "white": (240, 238, 232),
+    "gray": (138, 140, 143),
+}

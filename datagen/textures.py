@@ -29,7 +29,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
     a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
     patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
-    look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look)."""
+    look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look),
+    `linen` (a coarse woven cloth: the linen look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -60,7 +61,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library, piano, steel, slate (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library, piano, steel, slate, linen (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -71,7 +72,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo, leather, lacquer, brushed, slate")
+                         f"terrazzo, leather, lacquer, brushed, slate, linen")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -137,8 +138,22 @@ def _slate(rng: np.random.Generator, size: int) -> np.ndarray:
             + 0.3 * streaks).astype(np.float32)
 
 
+def _linen(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a coarse linen cloth: threads of uneven thickness along both axes (a shade per
+    texel row and per column), a one-texel plain weave, and a few thick slubs."""
+    rows = rng.normal(0.0, 0.04, (size, 1))
+    cols = rng.normal(0.0, 0.04, (1, size))
+    yy, xx = np.mgrid[0:size, 0:size]
+    weave = np.where((xx + yy) % 2 == 0, 0.03, -0.03)
+    slubs = np.zeros((size, size), np.float32)
+    for row in rng.integers(0, size, 40):
+        start = int(rng.integers(0, size))
+        slubs[row, start:start + int(rng.integers(8, 40))] = 0.12
+    return (1.0 + rows + cols + weave + slubs).astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
-                   "slate": _slate}
+                   "slate": _slate, "linen": _linen}
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

@@ -94,6 +94,9 @@ SUITES: dict[str, VqaSuite] = {
     # `slate` (session 31): written after baize was measured (stage 15), before the next
     # change to `random`; first measured in session 31 (stage 16, not shipped).
     "slate": _look_suite("slate", 980_000),
+    # `linen` (session 32): written after slate was measured (stage 16, not shipped), before
+    # the next change to `random`.
+    "linen": _look_suite("linen", 1_010_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

@@ -155,7 +155,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
     for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library",
-                    "piano", "steel", "baize", "slate"):
+                    "piano", "steel", "baize", "slate", "linen"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -501,6 +501,32 @@ def test_the_slate_look_is_nothing_the_random_variant_draws():
     for i in range(300):
         drawn = draw_look("random", np.random.default_rng([37, i]))
         assert drawn.colors != SLATE_PALETTE and drawn.table.kind != "slate"
+
+
+def test_the_linen_look_is_nothing_the_random_variant_draws():
+    """The held-out look after slate (session 32): its palette and its linen cloth are outside
+    `random`; its light and meshes are inside `random`'s ranges on purpose."""
+    from datagen.held_out_palettes import LINEN_PALETTE
+
+    _assert_a_palette_of_its_own("linen", LINEN_PALETTE, 11)
+    look = draw_look("linen", np.random.default_rng(0))
+    assert look.table.kind == "linen"
+    assert "linen" not in TABLE_KINDS and TABLE_RANGE.contains(look.table.rgb)
+    assert 0.4 <= look.light.ambient <= 0.85 and 0.15 <= look.light.diffuse <= 0.55
+    assert 0.75 <= look.block.scale <= 1.15 and 0.055 <= look.bowl.rim <= 0.079
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([41, i]))
+        assert drawn.colors != LINEN_PALETTE and drawn.table.kind != "linen"
+
+
+def test_linen_is_seeded_and_woven_along_both_axes():
+    """Threads of uneven thickness both ways: rows and columns each vary, unlike slate's
+    layers (rows only) or brushed steel's streaks."""
+    table = draw_look("linen", np.random.default_rng(0)).table
+    a = table_texture(table, 256).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 256)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256)[..., 0])
+    assert a.mean(axis=1).std() > 1.0 and a.mean(axis=0).std() > 1.0
 
 
 def test_slate_is_seeded_and_layered_along_one_axis():
