@@ -268,7 +268,7 @@ def add_preconditions_parser(eval_subparsers: argparse._SubParsersAction) -> Non
                    help="how the LLM is asked: lines (one precondition per line) or pddl (an "
                         "action schema; only its :precondition is kept); default: the one "
                         "--preconditions llm uses")
-    p.add_argument("--actions", choices=("primitives", "dev"), default="primitives",
+    p.add_argument("--actions", choices=ACTION_SETS, default="primitives",
                    help="primitives (the control primitives: the reported figure) or dev "
                         "(five blocks-world actions that are not primitives: where a form is "
                         "chosen)")
@@ -282,16 +282,18 @@ def pc_forms() -> tuple[str, ...]:
     return FORMS
 
 
+ACTION_SETS = ("primitives", "dev")  # runtime.eval.preconditions.ACTION_SETS (tested equal)
+
+
 def _eval_preconditions(args: argparse.Namespace) -> int:
     from runtime.eval.preconditions import eval_preconditions, format_report
+    from runtime.planners.preconditions import DEFAULT_FORM
     from runtime.planners.registry import make_planner
 
     options = {"model": args.model or os.environ.get("CODEPLAN_MODEL", "gpt-4o-mini"),
                "base_url": args.base_url} if args.planner == "openai" else {}
     llm = make_planner(args.planner, **options)
     grammar = args.planner == "llm" and not args.no_grammar
-    from runtime.planners.preconditions import DEFAULT_FORM
-
     result = eval_preconditions(llm, args.samples, grammar, args.form or DEFAULT_FORM,
                                 args.actions)
     print(json.dumps(result) if args.json else format_report(result))

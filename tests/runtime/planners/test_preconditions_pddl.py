@@ -120,3 +120,10 @@ def test_generation_in_the_pddl_form_on_the_dev_actions_scores_the_measured_gree
         "in(block, bowl)", "clear(bowl)", "clear(block)"]
     with pytest.raises(ValueError, match="no action set 'all'"):
         eval_preconditions(llm, samples=0, actions="all")
+
+
+def test_the_cli_offers_every_form_and_action_set():
+    from runtime.cli import eval as cli_eval
+    from runtime.eval import preconditions as ev
+
+    assert cli_eval.ACTION_SETS == ev.ACTION_SETS and cli_eval.pc_forms() == pc.FORMS
