@@ -66,7 +66,7 @@ def add_vqa_parser(dsub: argparse._SubParsersAction) -> None:
                           "arm is pybullet-only) | random (domain randomisation: palette, "
                           "light, table, meshes, camera, exposure, blur, noise, arm; pybullet) "
                           "| foreign, studio, kitchen, workshop, gallery, lobby, library, piano, "
-                          "steel, baize, slate (looks kept out of training: each its own "
+                          "steel, baize, slate, linen (looks kept out of training: each its own "
                           "palette and table, and some their own light or meshes; the dataset "
                           "card says which)")
     add_executor_options(vqa, workers=False)

@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime.planners.preconditions import ARITY, MAX_LINES, MEANING, WORLD, Condition
-from runtime.planners.preconditions import parse_reply as parse_lines
+from runtime.planners.precondition_terms import ARITY, MAX_LINES, MEANING, WORLD, Condition
+from runtime.planners.precondition_terms import parse_reply as parse_lines
 from runtime.planners.prompts import PROMPTS_DIR, render
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
