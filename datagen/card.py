@@ -113,6 +113,13 @@ VARIANT_TEXT = {
              "(bevelled blocks 10% smaller, straight bowls of 20 facets); the jitter camera, "
              "blur 0.4 px, noise 2; the arm in view in 30% of the images. An evaluation set: "
              "never put it in a training mixture",
+    "bamboo": "a THIRTEENTH held-out look (issue 27, session 32, written after the linen look "
+              "was measured and before the next change), whose palette and table the "
+              "`random` variant does not draw: a fourteenth palette (gouache), a bamboo slat "
+              "top; a light and meshes taken from one draw of `random` (seed 1313): cool "
+              "light from the front left with shadows, strongly bevelled blocks, curved bowls "
+              "of 24 facets; the jitter camera, blur 1.1 px, noise 1.7; the arm in view in 30% "
+              "of the images. An evaluation set: never put it in a training mixture",
 }
 
 

@@ -204,3 +204,19 @@ LINEN_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (240, 238, 232),
     "gray": (138, 140, 143),
 }
+
+# The bamboo look's palette (session 32): gouache paints, a fourteenth hand's choice inside
+# each name's range, written before any model saw the look.
+BAMBOO_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (225, 55, 50),
+    "orange": (245, 130, 35),
+    "yellow": (245, 215, 40),
+    "green": (50, 150, 75),
+    "cyan": (40, 185, 210),
+    "blue": (35, 75, 190),
+    "purple": (125, 60, 160),
+    "pink": (240, 125, 170),
+    "brown": (125, 80, 50),
+    "white": (246, 244, 240),
+    "gray": (150, 152, 150),
+}

@@ -35,7 +35,8 @@ from datagen.held_out_looks import (  # noqa: F401  (re-exported: the palettes' 
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
 LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
-                 "library", "piano", "steel", "baize", "slate", "linen")
+                 "library", "piano", "steel", "baize", "slate", "linen",
+                 "bamboo")
 
 
 @dataclass(frozen=True)

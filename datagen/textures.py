@@ -30,7 +30,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
     patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
     look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look),
-    `linen` (a coarse woven cloth: the linen look)."""
+    `linen` (a coarse woven cloth: the linen look), `bamboo` (slats with gaps: the bamboo look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -61,7 +61,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library, piano, steel, slate, linen (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library ... linen, bamboo (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -72,7 +72,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo, leather, lacquer, brushed, slate, linen")
+                         f"terrazzo, leather, lacquer, brushed, slate, linen, bamboo")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -152,8 +152,20 @@ def _linen(rng: np.random.Generator, size: int) -> np.ndarray:
     return (1.0 + rows + cols + weave + slubs).astype(np.float32)
 
 
+def _bamboo(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a bamboo slat top: slats two texels wide along one axis, each its own shade,
+    dark one-texel gaps between them, and a pale node across each slat now and then."""
+    slat = np.arange(size) // 3  # two texels of slat and one of gap per 3
+    shade = np.repeat(rng.uniform(0.9, 1.1, size // 3 + 1)[slat][None, :], size, axis=0)
+    shade[:, np.arange(size) % 3 == 2] = 0.55
+    for col in range(0, size, 3):
+        for row in rng.integers(0, size, 6):
+            shade[row, col:col + 2] = 1.2
+    return shade.astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
-                   "slate": _slate, "linen": _linen}
+                   "slate": _slate, "linen": _linen, "bamboo": _bamboo}
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

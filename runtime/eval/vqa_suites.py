@@ -97,6 +97,9 @@ SUITES: dict[str, VqaSuite] = {
     # `linen` (session 32): written after slate was measured (stage 16, not shipped), before
     # the next change to `random`.
     "linen": _look_suite("linen", 1_010_000),
+    # `bamboo` (session 32): written after linen was measured (stage 17c shipped), before the
+    # next change; its light and meshes are one draw of `random` (seed 1313).
+    "bamboo": _look_suite("bamboo", 1_020_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

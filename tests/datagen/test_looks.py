@@ -155,7 +155,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
     for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library",
-                    "piano", "steel", "baize", "slate", "linen"):
+                    "piano", "steel", "baize", "slate", "linen", "bamboo"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -517,6 +517,31 @@ def test_the_linen_look_is_nothing_the_random_variant_draws():
     for i in range(300):
         drawn = draw_look("random", np.random.default_rng([41, i]))
         assert drawn.colors != LINEN_PALETTE and drawn.table.kind != "linen"
+
+
+def test_the_bamboo_look_takes_its_light_and_meshes_from_one_random_draw():
+    """The held-out look after linen (session 32): its palette and bamboo top are outside
+    `random`; its light and meshes are `random`'s draw for seed 1313, so nobody chose them."""
+    from datagen.held_out_palettes import BAMBOO_PALETTE
+
+    _assert_a_palette_of_its_own("bamboo", BAMBOO_PALETTE, 12)
+    look = draw_look("bamboo", np.random.default_rng(0))
+    drawn = draw_look("random", np.random.default_rng(1313))
+    assert (look.light, look.block, look.bowl) == (drawn.light, drawn.block, drawn.bowl)
+    assert look.table.kind == "bamboo" and "bamboo" not in TABLE_KINDS
+    assert TABLE_RANGE.contains(look.table.rgb)
+    for i in range(300):
+        other = draw_look("random", np.random.default_rng([43, i]))
+        assert other.colors != BAMBOO_PALETTE and other.table.kind != "bamboo"
+
+
+def test_bamboo_is_seeded_and_slatted_along_one_axis():
+    table = draw_look("bamboo", np.random.default_rng(0)).table
+    a = table_texture(table, 255).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 255)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 255)[..., 0])
+    gaps = a[:, 2::3].mean()  # every third column is the gap between two slats
+    assert gaps < 0.7 * a[:, 0::3].mean()
 
 
 def test_linen_is_seeded_and_woven_along_both_axes():
