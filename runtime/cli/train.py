@@ -161,6 +161,9 @@ def add_detector_parser(tsub: argparse._SubParsersAction) -> None:
                         "--init, wider ones widen it function-preservingly (Net2WiderNet)")
     p.add_argument("--head-channels", type=positive_int, default=None,
                    help="the head's hidden width (default: the --init model's, else 32)")
+    p.add_argument("--dim", type=float, default=None, metavar="LOW",
+                   help="darken half of each batch by a gain log-uniform in [LOW, 1] (e.g. "
+                        "0.55: exposures below the random look's 0.8); default off")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
     p.add_argument("--no-progress", action="store_true")
@@ -192,7 +195,7 @@ def _train_detector(args: argparse.Namespace) -> int:
         eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
         init=args.init, levels=args.levels, level_heat=args.level_heat,
         mix=args.mix, channels=args.channels, head_channels=args.head_channels,
-        progress=not args.no_progress)
+        dim=args.dim, progress=not args.no_progress)
     _say(json.dumps(train_detector(spec), indent=2))
     return 0
 

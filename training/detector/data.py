@@ -58,17 +58,31 @@ class SceneImages:
     def __len__(self) -> int:
         return len(self.scenes)
 
-    def batch(self, index: list[int], rng: np.random.Generator | None) -> dict:
-        """Tensors for `index`; with an rng, flips half the images and jitters photometry."""
+    def batch(self, index: list[int], rng: np.random.Generator | None,
+              dim: float | None = None) -> dict:
+        """Tensors for `index`; with an rng, flips half the images and jitters photometry,
+        and with `dim` darkens half of them first (`_darken`)."""
         flips = (rng.random(len(index)) < 0.5) if rng is not None else np.zeros(len(index), bool)
         imgs = self.images[index].float()
         targets = [make_targets(self.scenes[i], self.sizes[i], self.config, bool(f))
                    for i, f in zip(index, flips, strict=True)]
         if flips.any():
             imgs[torch.from_numpy(flips)] = imgs[torch.from_numpy(flips)].flip(-1)
+        if rng is not None and dim is not None:
+            imgs = _darken(imgs, rng, dim)
         if rng is not None:
             imgs = _photometric(imgs, rng)
         return collate(imgs, targets)
+
+
+def _darken(imgs: torch.Tensor, rng: np.random.Generator, low: float) -> torch.Tensor:
+    """Half the images times a gain log-uniform in [low, 1]: the whole frame darker, as a
+    camera's lower exposure or a weaker light makes it, so that a white block under a dim
+    light stays white while the table darkens with it (the linen look read 136 white objects
+    as gray under its low side light; session 32). The labels do not change."""
+    pick = rng.random(len(imgs)) < 0.5
+    gain = np.where(pick, np.exp(rng.uniform(np.log(low), 0.0, len(imgs))), 1.0)
+    return imgs * torch.from_numpy(gain).float().view(-1, 1, 1, 1)
 
 
 def _photometric(imgs: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:

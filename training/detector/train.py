@@ -63,6 +63,9 @@ class TrainDetectorSpec:
     seed: int = 0
     limit: int | None = None  # images per split (smoke runs)
     augment: bool = True  # left-right flips and photometric jitter
+    # With augment: half of each batch darkened by a gain log-uniform in [dim, 1] (a camera
+    # exposure below the 0.8 the `random` look draws; session 32). None: off.
+    dim: float | None = None
     init: Path | None = None  # start from this detector checkpoint (fine-tuning)
     levels: int | None = None  # support-level classes (None: the init model's, else none)
     level_heat: bool = False  # blocks: one heatmap per support level (needs levels >= 2)
@@ -81,7 +84,7 @@ class TrainDetectorSpec:
                 "levels": self.levels, "level_heat": self.level_heat,
                 "mix": canonical_mix(self.mix),
                 "channels": list(self.channels) if self.channels else None,
-                "head_channels": self.head_channels}
+                "head_channels": self.head_channels, "dim": self.dim}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -90,6 +93,8 @@ class TrainDetectorSpec:
                if getattr(self, n) < 1]
         if self.lr <= 0:
             out.append(f"lr must be positive, got {self.lr}")
+        if self.dim is not None and not 0 < self.dim < 1:
+            out.append(f"--dim must be between 0 and 1 (the darkest gain), got {self.dim}")
         if self.level_heat and (self.levels or 0) < 2:
             out.append("--level-heat needs --levels 2 or more (the heatmaps are per level)")
         if self.init is not None and not (Path(self.init) / "model.safetensors").is_file():
@@ -205,7 +210,7 @@ def _loop(accelerator: Accelerator, model: torch.nn.Module, opt: torch.optim.Opt
     def compute_losses(step: int) -> dict[str, torch.Tensor]:
         rng = np.random.default_rng([spec.seed, step, accelerator.process_index])
         batch = train.batch(rng.choice(len(train), spec.batch_size, p=p).tolist(),
-                            rng if spec.augment else None)
+                            rng if spec.augment else None, dim=spec.dim)
         batch = {k: v.to(accelerator.device) for k, v in batch.items()}
         return detector_losses(model(batch["image"]), batch, config)
 

@@ -164,3 +164,36 @@ def test_wider_channels_with_init_widen_the_detector_and_resume_keeps_them(scene
     with pytest.raises(ValueError, match="can only widen"):
         train_detector(_spec(scenes, tmp_path / "narrow", 2, init=tmp_path / "base",
                              channels=(16, 32, 48, 32)))
+
+
+def test_dim_darkens_half_a_batch_within_its_range_and_leaves_labels_alone(scenes):
+    """`--dim LOW` (session 32): about half the images times one gain in [LOW, 1] each, the
+    targets as without it; off (None), the batch is exactly what it was before the option."""
+    import numpy as np
+    import torch
+
+    from training.detector.data import SceneImages, _darken
+    from vrs.detector.config import DetectorConfig
+
+    imgs = torch.full((400, 3, 4, 4), 200.0)
+    out = _darken(imgs, np.random.default_rng(0), 0.5)
+    gains = out[:, 0, 0, 0] / 200.0
+    assert 0.4 < (gains < 1).float().mean() < 0.6
+    assert gains.min() >= 0.5 - 1e-6 and gains.max() <= 1.0
+    assert torch.allclose(out / gains.view(-1, 1, 1, 1), imgs)  # one gain per whole image
+    data = SceneImages([scenes], DetectorConfig())
+    plain = data.batch([0, 1], np.random.default_rng(3))
+    off = data.batch([0, 1], np.random.default_rng(3), dim=None)
+    dark = data.batch([0, 1], np.random.default_rng(3), dim=0.3)
+    assert torch.equal(plain["image"], off["image"])
+    assert all(torch.equal(plain[k], dark[k]) for k in plain if k != "image")
+
+
+def test_dim_is_recorded_checked_on_resume_and_bounded(scenes, tmp_path):
+    train_detector(_spec(scenes, tmp_path, 2, dim=0.6))
+    with pytest.raises(ValueError, match="dim"):
+        train_detector(_spec(scenes, tmp_path, 4, resume=True))
+    assert train_detector(_spec(scenes, tmp_path, 4, resume=True, dim=0.6))["start_step"] == 2
+    assert _spec(scenes, tmp_path, 2).recorded()["dim"] is None  # off: older runs' default
+    with pytest.raises(ValueError, match="--dim must be between 0 and 1"):
+        train_detector(_spec(scenes, tmp_path / "x", 2, dim=1.5))
