@@ -9,8 +9,10 @@ module back.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from runtime.monitors.predicates import IMPERCEPTIBLE, PREDICATE_CLASSES, Predicate
@@ -96,3 +98,16 @@ def parse_reply(reply: str, params: tuple[str, ...]) -> tuple[list[Condition], l
             out = [x for x in out if x not in (c, twin)]
             dropped.append(f"{c} and {twin}: contradict each other")
     return out[:MAX_LINES], dropped
+
+
+def predicate_table(pattern: Callable[[str, int], str], width: int) -> str:
+    """The predicates, one per line, each written by `pattern(name, arity)` (the line form's
+    `clear(x)`, the PDDL form's `(clear ?x)`) beside its meaning: what every prompt shows."""
+    return "\n".join(f"  {pattern(n, k):{width}} {MEANING[n]}" for n, k in ARITY.items())
+
+
+def described(primitive: str, fn: Callable) -> tuple[tuple[str, ...], str, str]:
+    """(parameter names, `name(signature)`, the docstring indented under it): the text of a
+    primitive that both forms' prompts show, as the planner prompt shows it."""
+    doc = "\n".join("    " + ln for ln in (inspect.getdoc(fn) or "").splitlines())
+    return tuple(inspect.signature(fn).parameters), f"{primitive}{inspect.signature(fn)}", doc

@@ -44,8 +44,10 @@ from runtime.planners.precondition_terms import (  # noqa: F401 (re-exported: th
     SURFACES,
     WORLD,
     Condition,
+    described,
     parse_line,
     parse_reply,
+    predicate_table,
 )
 from runtime.planners.prompts import PROMPTS_DIR, render
 
@@ -123,13 +125,10 @@ def grammar(params: tuple[str, ...]) -> str:
 
 def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR) -> list[dict]:
     """The chat messages that ask for `primitive`'s preconditions."""
-    params = tuple(inspect.signature(fn).parameters)
+    params, signature, doc = described(primitive, fn)
     system = render("preconditions_system.txt", directory, world=WORLD,
-                    predicates="\n".join(f"  {_pattern(n, k):12} {MEANING[n]}"
-                                         for n, k in ARITY.items()))
-    doc = "\n".join("    " + ln for ln in (inspect.getdoc(fn) or "").splitlines())
-    user = render("preconditions_task.txt", directory,
-                  signature=f"{primitive}{inspect.signature(fn)}", doc=doc,
+                    predicates=predicate_table(_pattern, 12))
+    user = render("preconditions_task.txt", directory, signature=signature, doc=doc,
                   call=f"{primitive}({', '.join(params)})")
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": user.strip()}]

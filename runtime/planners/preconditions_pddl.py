@@ -12,12 +12,18 @@ issue 24).
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime.planners.precondition_terms import ARITY, MAX_LINES, MEANING, WORLD, Condition
+from runtime.planners.precondition_terms import (
+    ARITY,
+    MAX_LINES,
+    WORLD,
+    Condition,
+    described,
+    predicate_table,
+)
 from runtime.planners.precondition_terms import parse_reply as parse_lines
 from runtime.planners.prompts import PROMPTS_DIR, render
 
@@ -27,14 +33,11 @@ _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR) -> list[dict]:
     """The chat messages that ask for `primitive`'s schema: the predicates as PDDL atoms, the
     world, then the primitive's signature and docstring and the schema's opening."""
-    params = tuple(inspect.signature(fn).parameters)
+    params, signature, doc = described(primitive, fn)
     system = render("preconditions_pddl_system.txt", directory, world=WORLD,
-                    predicates="\n".join(f"  {_atom(n, k):14} {MEANING[n]}"
-                                         for n, k in ARITY.items()))
-    doc = "\n".join("    " + ln for ln in (inspect.getdoc(fn) or "").splitlines())
-    user = render("preconditions_pddl_task.txt", directory,
-                  signature=f"{primitive}{inspect.signature(fn)}", doc=doc, action=primitive,
-                  params=" ".join(f"?{p}" for p in params))
+                    predicates=predicate_table(_atom, 14))
+    user = render("preconditions_pddl_task.txt", directory, signature=signature, doc=doc,
+                  action=primitive, params=" ".join(f"?{p}" for p in params))
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": user.strip()}]
 
