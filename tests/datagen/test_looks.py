@@ -437,6 +437,13 @@ def _assert_a_palette_of_its_own(look: str, palette: dict, at_least: int) -> Non
     assert len(others) >= at_least and palette not in others
 
 
+def _assert_random_never_draws(palette: dict, table_kind: str, seed: int) -> None:
+    """300 draws of `random` never give this palette or this table kind."""
+    for i in range(300):
+        drawn = draw_look("random", np.random.default_rng([seed, i]))
+        assert drawn.colors != palette and drawn.table.kind != table_kind
+
+
 def test_the_steel_look_is_nothing_the_random_variant_draws():
     """The held-out look after piano (session 30): a vivid palette, a brushed steel top. Its
     blocks 20% smaller and wide curved bowls were outside `random` until session 31, when
@@ -498,9 +505,7 @@ def test_the_slate_look_is_nothing_the_random_variant_draws():
     assert "slate" not in TABLE_KINDS and TABLE_RANGE.contains(look.table.rgb)
     assert 0.4 <= look.light.ambient <= 0.85 and 0.15 <= look.light.diffuse <= 0.55
     assert 0.75 <= look.block.scale <= 1.15 and 0.055 <= look.bowl.rim <= 0.079
-    for i in range(300):
-        drawn = draw_look("random", np.random.default_rng([37, i]))
-        assert drawn.colors != SLATE_PALETTE and drawn.table.kind != "slate"
+    _assert_random_never_draws(SLATE_PALETTE, "slate", 37)
 
 
 def test_the_linen_look_is_nothing_the_random_variant_draws():
@@ -514,9 +519,7 @@ def test_the_linen_look_is_nothing_the_random_variant_draws():
     assert "linen" not in TABLE_KINDS and TABLE_RANGE.contains(look.table.rgb)
     assert 0.4 <= look.light.ambient <= 0.85 and 0.15 <= look.light.diffuse <= 0.55
     assert 0.75 <= look.block.scale <= 1.15 and 0.055 <= look.bowl.rim <= 0.079
-    for i in range(300):
-        drawn = draw_look("random", np.random.default_rng([41, i]))
-        assert drawn.colors != LINEN_PALETTE and drawn.table.kind != "linen"
+    _assert_random_never_draws(LINEN_PALETTE, "linen", 41)
 
 
 def test_the_bamboo_look_takes_its_light_and_meshes_from_one_random_draw():
@@ -530,9 +533,7 @@ def test_the_bamboo_look_takes_its_light_and_meshes_from_one_random_draw():
     assert (look.light, look.block, look.bowl) == (drawn.light, drawn.block, drawn.bowl)
     assert look.table.kind == "bamboo" and "bamboo" not in TABLE_KINDS
     assert TABLE_RANGE.contains(look.table.rgb)
-    for i in range(300):
-        other = draw_look("random", np.random.default_rng([43, i]))
-        assert other.colors != BAMBOO_PALETTE and other.table.kind != "bamboo"
+    _assert_random_never_draws(BAMBOO_PALETTE, "bamboo", 43)
 
 
 def test_bamboo_is_seeded_and_slatted_along_one_axis():

@@ -95,6 +95,8 @@ class TrainDetectorSpec:
             out.append(f"lr must be positive, got {self.lr}")
         if self.dim is not None and not 0 < self.dim < 1:
             out.append(f"--dim must be between 0 and 1 (the darkest gain), got {self.dim}")
+        if self.dim is not None and not self.augment:
+            out.append("--dim darkens as part of augmentation: it cannot run without it")
         if self.level_heat and (self.levels or 0) < 2:
             out.append("--level-heat needs --levels 2 or more (the heatmaps are per level)")
         if self.init is not None and not (Path(self.init) / "model.safetensors").is_file():

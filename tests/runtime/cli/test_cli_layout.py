@@ -129,3 +129,17 @@ def test_train_detector_reads_channels_and_names_a_bad_list(capsys):
         with pytest.raises(SystemExit):
             parser.parse_args(["train", "detector", "--data", "d", "--out", "o", "--channels", bad])
         assert "--channels" in capsys.readouterr().err
+
+
+def test_train_detector_passes_dim_to_the_spec(monkeypatch, tmp_path):
+    """`--dim LOW` reaches the training spec (session 32's stage 18 recipe); off by default."""
+    import training.detector.train as train_mod
+
+    seen = []
+    monkeypatch.setattr(train_mod, "train_detector", lambda spec: seen.append(spec) or {})
+    parser = build_parser()
+    for extra, want in (([], None), (["--dim", "0.55"], 0.55)):
+        args = parser.parse_args(["train", "detector", "--data", str(tmp_path), "--out",
+                                  str(tmp_path / "o"), *extra])
+        assert args.handler(args) == 0
+        assert seen[-1].dim == want

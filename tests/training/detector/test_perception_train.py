@@ -197,3 +197,5 @@ def test_dim_is_recorded_checked_on_resume_and_bounded(scenes, tmp_path):
     assert _spec(scenes, tmp_path, 2).recorded()["dim"] is None  # off: older runs' default
     with pytest.raises(ValueError, match="--dim must be between 0 and 1"):
         train_detector(_spec(scenes, tmp_path / "x", 2, dim=1.5))
+    with pytest.raises(ValueError, match="cannot run without it"):
+        train_detector(_spec(scenes, tmp_path / "y", 2, dim=0.6, augment=False))
