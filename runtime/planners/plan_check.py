@@ -114,8 +114,39 @@ def check_plan(source: str, request: PlanRequest) -> str | None:
     moves, message, error = _dry_run(source, request)
     if message is not None and not message.lower().startswith("done"):
         return _report_problem(message, request)  # else the runner passes the report on
-    return (error or _name_problem(moves, request) or _bowl_problem(moves, request)
-            or _order_problem(moves, request) or _goal_problem(moves, request))
+    stopped = error or _name_problem(moves, request)
+    if stopped:
+        return stopped + _reading_hint(request)
+    return (_bowl_problem(moves, request) or _order_problem(moves, request)
+            or _goal_problem(moves, request))
+
+
+def _reading_hint(request: PlanRequest) -> str:
+    """What the instruction asks for, in the offline grammar's words, for a codeplan that
+    stopped or named an object the scene lacks; "" when the grammar does not read the words.
+
+    Why: such a codeplan never reaches the end-state check, so its feedback named only the
+    symptom. On the world-knowledge tasks (test seeds 3000-3019, 2026-11-28) 20 of 60 first
+    codeplans stopped with "IndexError: list index out of range" (every scene block kept,
+    more blocks than bowls) or picked the example's 'white block'; told only that, the 1.5B
+    model re-sent the same wrong colour set, or the example's own list."""
+    goal = _offline_reading(request)
+    return f" (the instruction asks for {goal.note or goal.summary()})" if goal else ""
+
+
+def _offline_reading(request: PlanRequest):
+    """The offline planner's reading of the instruction on the perceived scene (with the
+    episode's memory), or None when its grammar refuses the words."""
+    from runtime.planners.instruction_parser import parse_instruction
+    from runtime.planners.offline import memory_of
+    from runtime.planners.scene_state import scene_state
+
+    state = scene_state(list(request.objects), list(request.facts))
+    try:
+        return parse_instruction(request.instruction, list(request.objects),
+                                 memory_of(request, state))
+    except PlannerError:
+        return None
 
 
 def _report_problem(message: str, request: PlanRequest) -> str | None:
@@ -280,15 +311,8 @@ def _reading_goal(support: dict[str, str], request: PlanRequest) -> str | None:
     when the offline grammar refuses the words or names the block only at run time (a
     reference). Why: the 1.5B model swapped two blocks by parking one and moving the other,
     then said done (dev seed 5000 of swap-blocks-in-bowls)."""
-    from runtime.planners.instruction_parser import parse_instruction
-    from runtime.planners.offline import memory_of
-    from runtime.planners.scene_state import scene_state
-
-    state = scene_state(list(request.objects), list(request.facts))
-    try:
-        goal = parse_instruction(request.instruction, list(request.objects),
-                                 memory_of(request, state))
-    except PlannerError:
+    goal = _offline_reading(request)
+    if goal is None:
         return None
     for block, places in goal.accept:
         end = support.get(block, "table")

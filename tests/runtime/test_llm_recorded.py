@@ -58,11 +58,12 @@ def test_each_recorded_reply_gives_the_recorded_codeplan(x):
                          ids=lambda x: f"{x['task']}-s{x['seed']}-a{x['attempt']}")
 def test_each_recorded_mistake_is_still_caught_by_the_dry_run(x):
     """The real model's wrong codeplans (e.g. blocks on blocks for a bowl instruction) are
-    rejected before the robot moves, with the same sentence."""
+    rejected before the robot moves, with the same sentence (since 2026-11-28 a codeplan
+    that stops, or names what the scene lacks, also hears the instruction's reading)."""
     from runtime.planners.plan_check import check_plan
 
     source = with_imports(extract_code(x["reply"]))
-    assert check_plan(source, _request_for(x)) == x["rejected"]
+    assert check_plan(source, _request_for(x)).startswith(x["rejected"])
 
 
 class ReplayServer(ThreadingHTTPServer):
