@@ -146,6 +146,36 @@ def test_a_codeplan_that_stops_with_an_error_is_sent_back_with_the_error():
     assert problem.startswith("it stops with a runtime error: ") and "is not in list" in problem
 
 
+WARM_OBJECTS = ["cyan block", "cyan bowl", "purple block", "purple bowl", "yellow block"]
+# The real 1.5B model's codeplan on warm-colors-in-bowls, test seed 3007 (2026-11-28): every
+# scene colour kept, three blocks for two bowls.
+ALL_KEPT = ("colors = ['cyan', 'purple', 'yellow']\n"
+            "blocks = [b for b in ['cyan block', 'purple block', 'yellow block'] "
+            "if b.split()[0] in colors]\nbowls = ['cyan bowl', 'purple bowl']\n"
+            "for i in range(len(blocks)):\n    put_first_on_second(blocks[i], bowls[i])\n"
+            "tell_planner('done')\n")
+
+
+@pytest.mark.parametrize(("source", "symptom"), [
+    (ALL_KEPT, "it stops with a runtime error: Line 8: IndexError: list index out of range"),
+    ("put_first_on_second('white block', 'cyan bowl')\ntell_planner('done')\n",
+     "it picks 'white block', which is not a block in the scene"),
+])
+def test_a_codeplan_that_stops_also_hears_what_the_instruction_asks(source, symptom):
+    """Such a codeplan never reaches the end-state check, so the symptom alone told the
+    model nothing about the colour set it got wrong; the offline reading now follows it."""
+    request = PlanRequest("put the warm colored blocks in bowls", WARM_OBJECTS, [])
+    assert check_plan(with_imports(source), request) == (
+        f"{symptom} (the instruction asks for the blocks of the warm colours (red, orange, "
+        f"yellow) in bowls, the others in none)")
+
+
+def test_no_reading_is_added_when_the_offline_grammar_refuses_the_words():
+    request = PlanRequest("arrange the blocks in a pleasing way", WARM_OBJECTS, [])
+    problem = check_plan(with_imports(ALL_KEPT), request)
+    assert problem == "it stops with a runtime error: Line 8: IndexError: list index out of range"
+
+
 PYRAMID_OBJECTS = ["a block", "b block", "c block", "d block", "e block", "f block", "stand"]
 PYRAMID = ("for b in ['a block', 'b block', 'c block']:\n    put_first_on_second(b, 'stand')\n"
            "put_first_on_second('d block', 'a block and b block')\n"
