@@ -120,6 +120,14 @@ VARIANT_TEXT = {
               "light from the front left with shadows, strongly bevelled blocks, curved bowls "
               "of 24 facets; the jitter camera, blur 1.1 px, noise 1.7; the arm in view in 30% "
               "of the images. An evaluation set: never put it in a training mixture",
+    "parquet": "a FOURTEENTH held-out look (issue 27, session 33, written after the bamboo "
+               "look was measured and before the next change), whose palette and table the "
+               "`random` variant does not draw: a fifteenth palette (coloured pencils), a "
+               "honey-oak basket-weave parquet; a light, meshes, noise and blur taken from one "
+               "draw of `random` (seed 1414): slightly cool light from behind on the left with "
+               "shadows, bevelled blocks, straight bowls of 24 facets; the jitter camera, blur "
+               "0.03 px, noise 5.3; the arm in view in 30% of the images. An evaluation set: "
+               "never put it in a training mixture",
 }
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from datagen.held_out_drawn_looks import bamboo_look, parquet_look
 from datagen.held_out_palettes import (
     BAIZE_PALETTE,
-    BAMBOO_PALETTE,
     FOREIGN_PALETTE,
     GALLERY_PALETTE,
     KITCHEN_PALETTE,
@@ -222,25 +222,10 @@ def _linen_look(rng: np.random.Generator) -> Look:
                 noise=2.0, blur=0.4, arm=bool(rng.random() < 0.3))
 
 
-def _bamboo_look(rng: np.random.Generator) -> Look:
-    """The thirteenth held-out look (issue 27, session 32), written after linen was measured and
-    before the next change: the bamboo palette (gouache), a bamboo slat top (a texture no
-    `random` table has), and a light and meshes taken as they are from one draw of `random`
-    (seed 1313, so that nobody chose them with the next change in mind): cool light from the
-    front left 33 degrees up with shadows, strongly bevelled blocks, curved bowls of 24 facets.
-    Only the arm and the slats' seed vary per image; the jitter camera."""
-    light = Light(direction=(0.615, -0.565, 0.551), color=(0.873, 0.936, 1.0), ambient=0.601,
-                  diffuse=0.506, specular=0.098, shadow=True)
-    table = Table(kind="bamboo", rgb=(205, 180, 120), seed=int(rng.integers(2**31)))
-    return Look("bamboo", dict(BAMBOO_PALETTE), (126, 88, 56), light, table,
-                BlockMesh(bevel=0.478, scale=0.931),
-                BowlMesh(rim=0.0633, height=0.0491, floor=0.047, segments=24, curved=True),
-                noise=1.654, blur=1.08, arm=bool(rng.random() < 0.3))
-
-
 HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _kitchen_look,
                   "workshop": _workshop_look, "gallery": _gallery_look,
                   "lobby": _lobby_look, "library": _library_look,
                   "piano": _piano_look, "steel": _steel_look,
                   "baize": _baize_look, "slate": _slate_look,
-                  "linen": _linen_look, "bamboo": _bamboo_look}
+                  "linen": _linen_look, "bamboo": bamboo_look,
+                  "parquet": parquet_look}

@@ -220,3 +220,19 @@ BAMBOO_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (246, 244, 240),
     "gray": (150, 152, 150),
 }
+
+# The parquet look's palette (session 33): coloured pencils, a fifteenth hand's choice inside
+# each name's range, written before any model saw the look.
+PARQUET_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (212, 48, 62),
+    "orange": (238, 118, 42),
+    "yellow": (236, 202, 58),
+    "green": (62, 158, 92),
+    "cyan": (62, 188, 202),
+    "blue": (48, 92, 186),
+    "purple": (136, 72, 166),
+    "pink": (236, 142, 176),
+    "brown": (116, 74, 46),
+    "white": (242, 241, 236),
+    "gray": (146, 146, 150),
+}

@@ -30,7 +30,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     a pale ground: the lobby look), `leather` (a saturated dark hide with creases and worn
     patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
     look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look),
-    `linen` (a coarse woven cloth: the linen look), `bamboo` (slats with gaps: the bamboo look)."""
+    `linen` (a coarse woven cloth: the linen look), `bamboo` (slats with gaps: the bamboo look),
+    `parquet` (a basket-weave of oak slats: the parquet look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -61,7 +62,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library ... linen, bamboo (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library ... bamboo, parquet (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -72,7 +73,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo, leather, lacquer, brushed, slate, linen, bamboo")
+                         f"terrazzo, leather, lacquer, brushed, slate, linen, bamboo, parquet")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -164,8 +165,26 @@ def _bamboo(rng: np.random.Generator, size: int) -> np.ndarray:
     return shade.astype(np.float32)
 
 
+def _parquet(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a basket-weave oak parquet: squares of 20 texels (31 cm), each four slats 5
+    texels (8 cm) wide, turned a quarter between neighbouring squares; each slat its own
+    shade with a faint grain along it, and dark one-texel seams between slats and squares."""
+    cell, slat = 20, 5
+    yy, xx = np.mgrid[0:size, 0:size]
+    turned = (yy // cell + xx // cell) % 2 == 1
+    across = np.where(turned, xx % cell, yy % cell)  # the position across a square's slats
+    along = np.where(turned, yy, xx)
+    index = ((yy // cell) * (size // cell + 1) + xx // cell) * (cell // slat) + across // slat
+    shades = rng.normal(0.0, 0.07, int(index.max()) + 1)
+    phases = rng.uniform(0.0, 2 * np.pi, int(index.max()) + 1)
+    seam = (across % slat == 0) | (along % cell == 0)
+    return (1.0 + shades[index] + 0.04 * np.sin(0.9 * along + phases[index])
+            - 0.25 * seam).astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
-                   "slate": _slate, "linen": _linen, "bamboo": _bamboo}
+                   "slate": _slate, "linen": _linen, "bamboo": _bamboo,
+                   "parquet": _parquet}
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

@@ -66,9 +66,9 @@ def add_vqa_parser(dsub: argparse._SubParsersAction) -> None:
                           "arm is pybullet-only) | random (domain randomisation: palette, "
                           "light, table, meshes, camera, exposure, blur, noise, arm; pybullet) "
                           "| foreign, studio, kitchen, workshop, gallery, lobby, library, piano, "
-                          "steel, baize, slate, linen, bamboo (looks kept out of training: each "
-                          "its own palette and table, and some their own light or meshes; the "
-                          "dataset card says which)")
+                          "steel, baize, slate, linen, bamboo, parquet (looks kept out of "
+                          "training: each its own palette and table, and some their own light "
+                          "or meshes; the dataset card says which)")
     add_executor_options(vqa, workers=False)
     vqa.add_argument("--no-progress", action="store_true", help="no progress bar")
     vqa.add_argument("--json", action="store_true", help="print the run summary as JSON")

@@ -100,6 +100,9 @@ SUITES: dict[str, VqaSuite] = {
     # `bamboo` (session 32): written after linen was measured (stage 17c shipped), before the
     # next change; its light and meshes are one draw of `random` (seed 1313).
     "bamboo": _look_suite("bamboo", 1_020_000),
+    # `parquet` (session 33): written after bamboo was measured (stage 18 shipped), before the
+    # next change; its light, meshes, noise and blur are one draw of `random` (seed 1414).
+    "parquet": _look_suite("parquet", 1_030_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

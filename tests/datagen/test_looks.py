@@ -155,7 +155,7 @@ def test_the_random_variant_draws_an_exposure_gain_and_held_out_looks_keep_none(
     assert 0.8 <= min(gains) < 0.85 and 1.45 < max(gains) <= 1.5
     assert 0.4 < np.mean(np.array(gains) > 1.0) < 0.75  # log-uniform: over 1 more often
     for variant in ("foreign", "studio", "kitchen", "workshop", "gallery", "lobby", "library",
-                    "piano", "steel", "baize", "slate", "linen", "bamboo"):
+                    "piano", "steel", "baize", "slate", "linen", "bamboo", "parquet"):
         assert draw_look(variant, np.random.default_rng(0)).exposure == 1.0
 
 
@@ -543,6 +543,31 @@ def test_bamboo_is_seeded_and_slatted_along_one_axis():
     assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 255)[..., 0])
     gaps = a[:, 2::3].mean()  # every third column is the gap between two slats
     assert gaps < 0.7 * a[:, 0::3].mean()
+
+
+def test_the_parquet_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
+    """The held-out look after bamboo (session 33): its palette and parquet top are outside
+    `random`; its light, meshes, noise and blur are `random`'s draw for seed 1414."""
+    from datagen.held_out_palettes import PARQUET_PALETTE
+
+    _assert_a_palette_of_its_own("parquet", PARQUET_PALETTE, 13)
+    look = draw_look("parquet", np.random.default_rng(0))
+    drawn = draw_look("random", np.random.default_rng(1414))
+    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
+        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
+    assert look.table.kind == "parquet" and "parquet" not in TABLE_KINDS
+    assert TABLE_RANGE.contains(look.table.rgb)
+    _assert_random_never_draws(PARQUET_PALETTE, "parquet", 44)
+
+
+def test_parquet_is_seeded_with_slats_turned_between_neighbouring_squares():
+    table = draw_look("parquet", np.random.default_rng(0)).table
+    a = table_texture(table, 80).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 80)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 80)[..., 0])
+    # seams every 5 texels: across the rows in the first square, across the columns in the next
+    assert a[5, 1:5].mean() < 0.85 * a[6, 1:5].mean()
+    assert a[1:5, 25].mean() < 0.85 * a[1:5, 26].mean()
 
 
 def test_linen_is_seeded_and_woven_along_both_axes():

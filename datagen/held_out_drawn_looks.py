@@ -1,0 +1,44 @@
+"""Held-out looks (issue 27) whose light and meshes are one draw of `random`, taken as they
+are, so that nobody chose them with the next change in mind; only their palette and table
+are their own. Registered with the others in `held_out_looks.HELD_OUT_DRAWS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from datagen.held_out_palettes import BAMBOO_PALETTE, PARQUET_PALETTE
+from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
+
+
+def bamboo_look(rng: np.random.Generator) -> Look:
+    """The thirteenth held-out look (issue 27, session 32), written after linen was measured and
+    before the next change: the bamboo palette (gouache), a bamboo slat top (a texture no
+    `random` table has), and a light and meshes taken as they are from one draw of `random`
+    (seed 1313, so that nobody chose them with the next change in mind): cool light from the
+    front left 33 degrees up with shadows, strongly bevelled blocks, curved bowls of 24 facets.
+    Only the arm and the slats' seed vary per image; the jitter camera."""
+    light = Light(direction=(0.615, -0.565, 0.551), color=(0.873, 0.936, 1.0), ambient=0.601,
+                  diffuse=0.506, specular=0.098, shadow=True)
+    table = Table(kind="bamboo", rgb=(205, 180, 120), seed=int(rng.integers(2**31)))
+    return Look("bamboo", dict(BAMBOO_PALETTE), (126, 88, 56), light, table,
+                BlockMesh(bevel=0.478, scale=0.931),
+                BowlMesh(rim=0.0633, height=0.0491, floor=0.047, segments=24, curved=True),
+                noise=1.654, blur=1.08, arm=bool(rng.random() < 0.3))
+
+
+def parquet_look(rng: np.random.Generator) -> Look:
+    """The fourteenth held-out look (issue 27, session 33), written after bamboo was measured
+    (stage 18 shipped) and before the next change: the parquet palette (coloured pencils), a
+    honey-oak basket-weave parquet (a texture no `random` table has), and a light, meshes,
+    noise and blur taken as they are from one draw of `random` (seed 1414, so that nobody
+    chose them with the next change in mind): slightly cool light from behind on the left 32
+    degrees up with shadows, bevelled blocks, straight bowls of 24 facets, heavy sensor
+    noise. Only the arm and the parquet's seed vary per image; the jitter camera."""
+    light = Light(direction=(-0.789, -0.305, 0.533), color=(0.877, 0.939, 1.0), ambient=0.631,
+                  diffuse=0.48, specular=0.023, shadow=True)
+    table = Table(kind="parquet", rgb=(196, 154, 104), seed=int(rng.integers(2**31)))
+    return Look("parquet", dict(PARQUET_PALETTE), (174, 125, 84), light, table,
+                BlockMesh(bevel=0.355, scale=0.936),
+                BowlMesh(rim=0.0637, height=0.0339, floor=0.0323, segments=24),
+                noise=5.263, blur=0.027, arm=bool(rng.random() < 0.3))
