@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy.spatial import ConvexHull
 
-from datagen import textures
+from datagen import drawn_textures, textures
 from datagen.looks import BlockMesh, BowlMesh, Look, Table, draw_look
 from datagen.render_pybullet import RenderedImage, camera_for, place_arm, scene_for_camera
 from datagen.scenes import SampledState
@@ -196,8 +196,9 @@ def _hull_mesh(points: np.ndarray, smooth_core: float | None = None
 # -- table textures -------------------------------------------------------------------------
 def table_texture_file(table: Table) -> Path:
     """A PNG of the table's texture, made once per look and version of the texture code
-    (PyBullet loads files). The key holds a digest of `datagen/textures.py`, so a PNG left in
-    the temp dir by older code is never pasted on a table the new code would draw otherwise."""
+    (PyBullet loads files). The key holds a digest of the texture code (`datagen/textures.py`
+    and `datagen/drawn_textures.py`), so a PNG left in the temp dir by older code is never
+    pasted on a table the new code would draw otherwise."""
     key = hashlib.sha1(f"{_texture_code_digest()}{table!r}".encode()).hexdigest()[:16]
     path = Path(tempfile.gettempdir()) / "codeplan-textures" / f"{key}.png"
     if not path.is_file():
@@ -210,7 +211,8 @@ def table_texture_file(table: Table) -> Path:
 
 @functools.cache
 def _texture_code_digest() -> str:
-    return hashlib.sha1(Path(textures.__file__).read_bytes()).hexdigest()[:12]
+    code = b"".join(Path(m.__file__).read_bytes() for m in (textures, drawn_textures))
+    return hashlib.sha1(code).hexdigest()[:12]
 
 
 def _unit(rgb: tuple[int, int, int]) -> tuple[float, float, float]:

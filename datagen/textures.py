@@ -7,8 +7,8 @@ tested and cached as a PNG on its own; `render_look` only pastes it on the table
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image
 
+from datagen.drawn_textures import planks, smooth_noise, structured, weave
 from datagen.look_parts import Table
 
 TEXTURE_PX = 1024
@@ -16,13 +16,15 @@ TEXTURE_PX = 1024
 # (the texture spans 16 m; measured from above with lines every 16 texels, and tested in
 # tests/datagen/test_looks.py). A block is 4 cm: about 2.6 texels.
 TEXEL_M = 16.0 / TEXTURE_PX
+DRAWN = {"planks": planks, "weave": weave}
 
 
 def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     """(size, size, 3) uint8: `plain` (faint mottling), `wood` (grain along one axis),
     `noise` (blotchy stone-like), `grid` / `checker` / `stripes` (regular high-contrast
-    patterns of drawn period, width and contrast: `_structured`), `speckle` (chips of 2-5
-    drawn colours, cover and size: `_speckle`), `tiles` (two-tone squares
+    patterns of drawn period, width and contrast), `planks` / `weave` (boards, cloth: these
+    three in drawn_textures.py), `speckle` (chips of 2-5 drawn colours, cover and size:
+    `_speckle`), `tiles` (two-tone squares
     with grout: the foreign look), `felt` (a fine woven cross-hatch: the studio look),
     `granite` (pale, speckled dark, light and rust: the kitchen look), `cork` (warm granules:
     the workshop look), `marble` (pale veins through a dark stone: the gallery look),
@@ -35,29 +37,31 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
-        shade = 1.0 + 0.03 * _smooth_noise(rng, size, 8)
+        shade = 1.0 + 0.03 * smooth_noise(rng, size, 8)
     elif table.kind == "wood":
         rows = np.arange(size, dtype=np.float32)[:, None] * rng.uniform(0.15, 0.4)
-        warp = 6.0 * _smooth_noise(rng, size, 4)
-        shade = 1.0 + 0.12 * np.sin(rows + warp) + 0.04 * _smooth_noise(rng, size, 64)
+        warp = 6.0 * smooth_noise(rng, size, 4)
+        shade = 1.0 + 0.12 * np.sin(rows + warp) + 0.04 * smooth_noise(rng, size, 64)
     elif table.kind == "noise":
-        shade = 1.0 + 0.18 * _smooth_noise(rng, size, 16) + 0.06 * _smooth_noise(rng, size, 96)
+        shade = 1.0 + 0.18 * smooth_noise(rng, size, 16) + 0.06 * smooth_noise(rng, size, 96)
     elif table.kind in ("grid", "checker", "stripes"):
-        shade = _structured(table.kind, rng, size)
+        shade = structured(table.kind, rng, size)
+    elif table.kind in DRAWN:  # `random`: boards and cloth of drawn scale (drawn_textures.py)
+        shade = DRAWN[table.kind](rng, size)
     elif table.kind == "felt":  # the studio look: a fine woven cross-hatch (held out)
         yy, xx = np.mgrid[0:size, 0:size]
         weave = np.sin((xx + yy) * 1.9) * np.sin((xx - yy) * 1.9)
-        shade = (1.0 + 0.10 * weave + 0.05 * _smooth_noise(rng, size, 32)).astype(np.float32)
+        shade = (1.0 + 0.10 * weave + 0.05 * smooth_noise(rng, size, 32)).astype(np.float32)
     elif table.kind == "granite":  # the kitchen look: speckles of one texel, 1.6 cm (held out)
         return _granite(rng, base, size)
     elif table.kind == "cork":  # the workshop look: a granular board (held out)
-        shade = (1.0 + 0.10 * _smooth_noise(rng, size, 160) + 0.06 * _smooth_noise(rng, size, 24)
+        shade = (1.0 + 0.10 * smooth_noise(rng, size, 160) + 0.06 * smooth_noise(rng, size, 24)
                  - 0.22 * (rng.random((size, size)) < 0.06)).astype(np.float32)
     elif table.kind == "marble":  # the gallery look: pale winding veins (held out)
         yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
-        t = 0.02 * xx + 0.012 * yy + 3.0 * _smooth_noise(rng, size, 6)
+        t = 0.02 * xx + 0.012 * yy + 3.0 * smooth_noise(rng, size, 6)
         veins = np.abs(np.sin(3.0 * t)) < 0.07
-        shade = (1.0 + 0.08 * _smooth_noise(rng, size, 24) + 1.6 * veins).astype(np.float32)
+        shade = (1.0 + 0.08 * smooth_noise(rng, size, 24) + 1.6 * veins).astype(np.float32)
     elif table.kind == "speckle":  # `random`: chips of drawn colours, cover and size
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
@@ -72,50 +76,24 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade[grout] = 1.25
     else:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
-                         f"grid, checker, stripes, speckle, tiles, felt, granite, cork, marble, "
-                         f"terrazzo, leather, lacquer, brushed, slate, linen, bamboo, parquet")
+                         f"grid, checker, stripes, speckle, planks, weave, tiles, felt, granite, "
+                         f"cork, marble, terrazzo, leather, lacquer, brushed, slate, linen, "
+                         f"bamboo, parquet")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def _structured(kind: str, rng: np.random.Generator, size: int) -> np.ndarray:
-    """Shade of a regular pattern (issue 27: the foreign look's tiled table was read as blocks
-    at its grout crossings, and no randomised table had a regular, high-contrast pattern):
-    lines every 5-30 cm of 1-4 px, light or dark (`grid`), two-tone squares of 4-25 cm with or
-    without lines (`checker`), or bands of 2-15 cm along one axis (`stripes`)."""
-    px_per_cm = size / 400.0  # the texture spans the 4 m table top
-    yy, xx = np.mgrid[0:size, 0:size]
-    shade = 1.0 + 0.03 * _smooth_noise(rng, size, 8)
-    sign = 1.0 if rng.random() < 0.5 else -1.0  # light or dark lines / second tone
-    if kind == "stripes":
-        period = max(2, int(rng.uniform(2.0, 15.0) * px_per_cm))
-        along = xx if rng.random() < 0.5 else yy
-        band = (along // period) % 2 == 1
-        return np.where(band, shade * (1.0 + sign * rng.uniform(0.12, 0.35)), shade)
-    low, high = (4.0, 25.0) if kind == "checker" else (5.0, 30.0)
-    cell = max(3, int(rng.uniform(low, high) * px_per_cm))
-    if kind == "checker":
-        second = (yy // cell + xx // cell) % 2 == 1
-        shade = np.where(second, shade * (1.0 + sign * rng.uniform(0.1, 0.3)), shade)
-        if rng.random() < 0.5:
-            return shade.astype(np.float32)
-    width = int(rng.integers(1, 5))
-    lines = (yy % cell < width) | (xx % cell < width)
-    return np.where(lines, shade * (1.0 + (1.0 if rng.random() < 0.5 else -1.0)
-                                    * rng.uniform(0.2, 0.5)), shade).astype(np.float32)
-
-
 def _leather(rng: np.random.Generator, size: int) -> np.ndarray:
     """Shade of a hide: thin dark creases, fine grain and broad worn patches."""
-    creases = np.abs(_smooth_noise(rng, size, 48)) < 0.04
-    return (1.0 + 0.06 * _smooth_noise(rng, size, 96) + 0.18 * _smooth_noise(rng, size, 5)
+    creases = np.abs(smooth_noise(rng, size, 48)) < 0.04
+    return (1.0 + 0.06 * smooth_noise(rng, size, 96) + 0.18 * smooth_noise(rng, size, 5)
             - 0.25 * creases).astype(np.float32)
 
 
 def _lacquer(rng: np.random.Generator, size: int) -> np.ndarray:
     """Shade of a polished top: faint streaks 16 texels wide along one axis."""
     rows = np.repeat(rng.uniform(-1.0, 1.0, (size // 16, 1)), 16, axis=0)[:size]
-    return (1.0 + 0.08 * rows + 0.05 * _smooth_noise(rng, size, 12)).astype(np.float32)
+    return (1.0 + 0.08 * rows + 0.05 * smooth_noise(rng, size, 12)).astype(np.float32)
 
 
 def _brushed(rng: np.random.Generator, size: int) -> np.ndarray:
@@ -125,17 +103,17 @@ def _brushed(rng: np.random.Generator, size: int) -> np.ndarray:
     scratches = np.zeros((size, size), np.float32)
     for row in rng.integers(0, size, 12):
         scratches[row, :] = 0.15
-    return (1.0 + rows + 0.1 * _smooth_noise(rng, size, 3) + scratches).astype(np.float32)
+    return (1.0 + rows + 0.1 * smooth_noise(rng, size, 3) + scratches).astype(np.float32)
 
 
 def _slate(rng: np.random.Generator, size: int) -> np.ndarray:
     """Shade of cleft slate: layers about a block wide along one axis, gently warped, a
     fine grain, and pale mineral streaks along the layers."""
-    profile = _smooth_noise(rng, size, 40)[:, 0]  # one value per texel row
-    warp = (size / 50 * _smooth_noise(rng, size, 3)).astype(int)  # about 30 cm at most
+    profile = smooth_noise(rng, size, 40)[:, 0]  # one value per texel row
+    warp = (size / 50 * smooth_noise(rng, size, 3)).astype(int)  # about 30 cm at most
     layers = profile[(np.arange(size)[:, None] + warp) % size]
     streaks = np.abs(layers - rng.uniform(-0.5, 0.5)) < 0.015
-    return (1.0 + 0.1 * layers + 0.03 * _smooth_noise(rng, size, 200)
+    return (1.0 + 0.1 * layers + 0.03 * smooth_noise(rng, size, 200)
             + 0.3 * streaks).astype(np.float32)
 
 
@@ -189,7 +167,7 @@ HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:
     """A pale stone: faint mottling, 5% of texels dark grey, 3% light, 1% rust."""
-    img = base[None, None, :] * (1.0 + 0.04 * _smooth_noise(rng, size, 24))[..., None]
+    img = base[None, None, :] * (1.0 + 0.04 * smooth_noise(rng, size, 24))[..., None]
     draw = rng.random((size, size))
     img[draw < 0.05] *= 0.6
     img[(draw >= 0.05) & (draw < 0.08)] *= 1.15
@@ -204,7 +182,7 @@ def _terrazzo(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarr
     """Irregular stone chips (terracotta, slate, sage, white marble) of radius 0.6-1.6 texels
     (2-5 cm across on the table, a block being 4 cm), about a quarter of the surface, in the
     ground colour `base`."""
-    img = base[None, None, :] * (1.0 + 0.03 * _smooth_noise(rng, size, 32))[..., None]
+    img = base[None, None, :] * (1.0 + 0.03 * smooth_noise(rng, size, 32))[..., None]
     n = int(0.25 * size * size / (np.pi * 1.2**2))  # ~25% cover at a mean radius of 1.2 texels
     _chips(rng, img, np.array(TERRAZZO_CHIPS, np.float32), n, (0.6, 1.6))
     return np.clip(img, 0, 255).astype(np.uint8)
@@ -216,7 +194,7 @@ def _speckle(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarra
     the table), on the mottled ground `base`. Why: the dev looks' granular tables (kitchen's
     granite speckles, workshop's cork) were read as blocks (3.2 and 1.2 false blocks per image
     for stage 9), and no `random` table had small flat blobs of other colours."""
-    img = base[None, None, :] * (1.0 + 0.05 * _smooth_noise(rng, size, 32))[..., None]
+    img = base[None, None, :] * (1.0 + 0.05 * smooth_noise(rng, size, 32))[..., None]
     colours = rng.uniform(0, 255, (int(rng.integers(2, 6)), 3)).astype(np.float32)
     low, cover = rng.uniform(0.4, 1.0), rng.uniform(0.03, 0.3)
     high = rng.uniform(low + 0.3, 2.5)
@@ -240,10 +218,3 @@ def _chips(rng: np.random.Generator, img: np.ndarray, colours: np.ndarray, n: in
         dy, dx = yy[y0:y1, x0:x1] - cy, xx[y0:y1, x0:x1] - cx
         u, v = dx * np.cos(a) + dy * np.sin(a), (dy * np.cos(a) - dx * np.sin(a)) / e
         img[y0:y1, x0:x1][u * u + v * v <= r * r] = colours[k]
-
-
-def _smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:
-    """Value noise in about [-1, 1]: `cells` x `cells` random values, bilinearly upsampled."""
-    coarse = rng.uniform(-1.0, 1.0, (cells + 1, cells + 1)).astype(np.float32)
-    img = Image.fromarray(coarse, mode="F").resize((size, size), Image.BILINEAR)
-    return np.asarray(img, np.float32)

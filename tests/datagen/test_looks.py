@@ -678,3 +678,26 @@ def test_a_texel_is_texel_m_on_the_table():
     metres_per_px = 2 * np.tan(np.radians(fov / 2)) / width
     assert len(starts) >= 3
     assert np.diff(starts).mean() * metres_per_px == pytest.approx(16 * TEXEL_M, rel=0.05)
+
+
+@pytest.mark.parametrize("kind", ["planks", "weave"])
+def test_random_draws_boards_and_cloth_seeded_per_table(kind):
+    """Session 33's table families: `random` draws them, and each is a pure function of its
+    table (the same seed, the same texture; another seed, another)."""
+    assert kind in TABLE_KINDS
+    table = replace(draw_look("random", np.random.default_rng(0)).table, kind=kind, seed=5)
+    a = table_texture(table, 128)
+    assert np.array_equal(a, table_texture(table, 128))
+    assert not np.array_equal(a, table_texture(replace(table, seed=6), 128))
+
+
+def test_planks_have_dark_seams_between_boards_of_their_own_shade():
+    from datagen.drawn_textures import planks
+
+    for seed in range(20):
+        shade = planks(np.random.default_rng(seed), 128)
+        if np.ptp(shade[:, 0]) < np.ptp(shade[0, :]):  # boards along the columns: transpose
+            shade = shade.T
+        rows = shade.mean(axis=1)  # boards run along a row: seams are whole dark rows
+        seams = rows < np.median(rows) - 0.05
+        assert 0.08 <= seams.mean() <= 0.5, seed  # one seam row per board of 2-10 rows
