@@ -528,12 +528,18 @@ def test_the_bamboo_look_takes_its_light_and_meshes_from_one_random_draw():
     from datagen.held_out_palettes import BAMBOO_PALETTE
 
     _assert_a_palette_of_its_own("bamboo", BAMBOO_PALETTE, 12)
-    look = draw_look("bamboo", np.random.default_rng(0))
-    drawn = draw_look("random", np.random.default_rng(1313))
+    look, drawn = _look_and_its_random_draw("bamboo", 1313, BAMBOO_PALETTE, 43)
     assert (look.light, look.block, look.bowl) == (drawn.light, drawn.block, drawn.bowl)
-    assert look.table.kind == "bamboo" and "bamboo" not in TABLE_KINDS
+
+
+def _look_and_its_random_draw(name: str, draw_seed: int, palette: dict, seed: int) -> tuple:
+    """A held-out look whose table `random` never draws (nor its palette), and `random`'s
+    draw for `draw_seed`, to compare the parts the look took from it."""
+    look = draw_look(name, np.random.default_rng(0))
+    assert look.table.kind == name and name not in TABLE_KINDS
     assert TABLE_RANGE.contains(look.table.rgb)
-    _assert_random_never_draws(BAMBOO_PALETTE, "bamboo", 43)
+    _assert_random_never_draws(palette, name, seed)
+    return look, draw_look("random", np.random.default_rng(draw_seed))
 
 
 def test_bamboo_is_seeded_and_slatted_along_one_axis():
@@ -551,13 +557,9 @@ def test_the_parquet_look_takes_its_light_meshes_and_camera_noise_from_one_rando
     from datagen.held_out_palettes import PARQUET_PALETTE
 
     _assert_a_palette_of_its_own("parquet", PARQUET_PALETTE, 13)
-    look = draw_look("parquet", np.random.default_rng(0))
-    drawn = draw_look("random", np.random.default_rng(1414))
+    look, drawn = _look_and_its_random_draw("parquet", 1414, PARQUET_PALETTE, 44)
     assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
         drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
-    assert look.table.kind == "parquet" and "parquet" not in TABLE_KINDS
-    assert TABLE_RANGE.contains(look.table.rgb)
-    _assert_random_never_draws(PARQUET_PALETTE, "parquet", 44)
 
 
 def test_parquet_is_seeded_with_slats_turned_between_neighbouring_squares():
