@@ -6,6 +6,8 @@ tested and cached as a PNG on its own; `render_look` only pastes it on the table
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from datagen.drawn_textures import planks, smooth_noise, structured, weave
@@ -16,7 +18,8 @@ TEXTURE_PX = 1024
 # (the texture spans 16 m; measured from above with lines every 16 texels, and tested in
 # tests/datagen/test_looks.py). A block is 4 cm: about 2.6 texels.
 TEXEL_M = 16.0 / TEXTURE_PX
-DRAWN = {"planks": planks, "weave": weave}
+DRAWN = {"planks": planks, "weave": weave,
+         **{kind: functools.partial(structured, kind) for kind in ("grid", "checker", "stripes")}}
 
 
 def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
@@ -44,9 +47,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         shade = 1.0 + 0.12 * np.sin(rows + warp) + 0.04 * smooth_noise(rng, size, 64)
     elif table.kind == "noise":
         shade = 1.0 + 0.18 * smooth_noise(rng, size, 16) + 0.06 * smooth_noise(rng, size, 96)
-    elif table.kind in ("grid", "checker", "stripes"):
-        shade = structured(table.kind, rng, size)
-    elif table.kind in DRAWN:  # `random`: boards and cloth of drawn scale (drawn_textures.py)
+    elif table.kind in DRAWN:  # `random`'s patterns of drawn scale (drawn_textures.py)
         shade = DRAWN[table.kind](rng, size)
     elif table.kind == "felt":  # the studio look: a fine woven cross-hatch (held out)
         yy, xx = np.mgrid[0:size, 0:size]
