@@ -2,8 +2,8 @@
 seed: regular patterns (`structured`: grid, checker, stripes; session 22), boards (`planks`)
 and woven cloth (`weave`; both session 33, issue 27).
 
-Why apart from textures.py: that module holds every look's fixed texture; these two are
-families `random` draws from, each a pure function of its generator. Why these two: on the
+Why apart from textures.py: that module holds every look's fixed texture; these are
+families `random` draws from, each a pure function of its generator. Why boards and cloth: on the
 bamboo look (a dev look since session 32) stage 18 read 156 blocks on the bare table, most on
 its slats, 4.7 cm apart; `random`'s finest regular lines (`stripes`) are 5 texels (7.8 cm)
 apart, and no `random` table was woven, which linen's cloth (dev) is. Sizes are in texels,
