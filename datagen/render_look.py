@@ -194,19 +194,45 @@ def _hull_mesh(points: np.ndarray, smooth_core: float | None = None
 
 
 # -- table textures -------------------------------------------------------------------------
+TEXTURE_CACHE_FILES = 128  # ~200 MB at most: a `random` table is drawn once per scene
+
+
 def table_texture_file(table: Table) -> Path:
     """A PNG of the table's texture, made once per look and version of the texture code
     (PyBullet loads files). The key holds a digest of the texture code (`datagen/textures.py`
     and `datagen/drawn_textures.py`), so a PNG left in the temp dir by older code is never
-    pasted on a table the new code would draw otherwise."""
+    pasted on a table the new code would draw otherwise. The cache keeps the most recently used
+    `TEXTURE_CACHE_FILES`: every `random` scene draws its own table, and an unbounded cache
+    grew to 8.7 GB over a few datasets and filled the disk CI shares."""
     key = hashlib.sha1(f"{_texture_code_digest()}{table!r}".encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / "codeplan-textures" / f"{key}.png"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.png")
-        Image.fromarray(table_texture(table)).save(tmp)
-        tmp.replace(path)  # atomic: parallel workers may make the same file
+    path = _texture_cache_dir() / f"{key}.png"
+    if path.is_file():
+        path.touch()  # recently used: the look's tables stay while random ones come and go
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.png")
+    Image.fromarray(table_texture(table)).save(tmp)
+    tmp.replace(path)  # atomic: parallel workers may make the same file
+    _evict_textures(path.parent, keep=TEXTURE_CACHE_FILES)
     return path
+
+
+def _texture_cache_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "codeplan-textures"
+
+
+def _evict_textures(folder: Path, keep: int) -> None:
+    """Delete all but the `keep` most recently used PNGs (another worker may delete the same
+    file first, which is fine)."""
+    def age(f: Path) -> float:
+        try:
+            return f.stat().st_mtime
+        except FileNotFoundError:
+            return 0.0
+    done = [f for f in folder.glob("*.png") if ".tmp." not in f.name]  # not one being written
+    files = sorted(done, key=age, reverse=True)
+    for f in files[keep:]:
+        f.unlink(missing_ok=True)
 
 
 @functools.cache

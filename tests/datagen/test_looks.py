@@ -630,6 +630,25 @@ def test_a_cached_table_texture_is_keyed_by_the_texture_code_too(monkeypatch):
     assert render_look.table_texture_file(table) != first
 
 
+def test_the_table_texture_cache_keeps_only_the_recently_used(monkeypatch, tmp_path):
+    """Every `random` scene draws its own table; an unbounded cache filled the disk (8.7 GB
+    in /tmp after a few datasets, and CI then failed with no space left)."""
+    import os
+
+    import datagen.render_look as render_look
+
+    monkeypatch.setattr(render_look, "_texture_cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(render_look, "TEXTURE_CACHE_FILES", 3)
+    hot = draw_look("lobby", np.random.default_rng(0)).table
+    hot_file = render_look.table_texture_file(hot)
+    for seed in range(5):
+        os.utime(hot_file, (0, 0))  # as if long unused ...
+        render_look.table_texture_file(hot)  # ... and used again before each new table
+        render_look.table_texture_file(draw_look("random", np.random.default_rng(seed)).table)
+    assert len(list(tmp_path.glob("*.png"))) == 3
+    assert hot_file.is_file()
+
+
 def test_speckle_tables_are_seeded_chips_of_drawn_colours_and_cover():
     """`random`'s granular tables (session 29): each seed draws its own colours and cover."""
     base = draw_look("random", np.random.default_rng(0)).table
