@@ -138,7 +138,9 @@ def _pattern(name: str, arity: int) -> str:
     return name if arity == 0 else f"{name}({', '.join('xy'[:arity])})"
 
 
-FORMS = ("lines", "pddl")  # how the LLM is asked: one per line, or a PDDL action schema
+# How the LLM is asked: one per line, a PDDL action schema, or one after two worked schemas of
+# another world.
+FORMS = ("lines", "pddl", "pddl-example")
 DEFAULT_FORM = "pddl"  # chosen on the dev actions (docs/RESULTS.md, issue 24)
 
 
@@ -148,6 +150,8 @@ def _form(form: str):
         return messages, grammar, parse_reply
     if form == "pddl":
         return pddl_form.messages, pddl_form.grammar, pddl_form.parse_reply
+    if form == "pddl-example":
+        return pddl_form.messages_with_example, pddl_form.grammar, pddl_form.parse_reply
     raise ValueError(f"no precondition form {form!r} (forms: {', '.join(FORMS)})")
 
 

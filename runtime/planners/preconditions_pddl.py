@@ -30,16 +30,28 @@ from runtime.planners.prompts import PROMPTS_DIR, render
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
-def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR) -> list[dict]:
+def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR,
+             example: bool = False) -> list[dict]:
     """The chat messages that ask for `primitive`'s schema: the predicates as PDDL atoms, the
-    world, then the primitive's signature and docstring and the schema's opening."""
+    world, then the primitive's signature and docstring and the schema's opening. With
+    `example` (the `pddl-example` form) the system prompt also shows two schemas from another
+    world (`prompts/preconditions_pddl_example.txt`): the model's commonest error in every
+    form was the state *after* the action as its precondition, and a worked pair shows the
+    precondition as the state the effect then changes."""
     params, signature, doc = described(primitive, fn)
+    shown = render("preconditions_pddl_example.txt", directory) if example else ""
     system = render("preconditions_pddl_system.txt", directory, world=WORLD,
-                    predicates=predicate_table(_atom, 14))
+                    predicates=predicate_table(_atom, 14), example=shown)
     user = render("preconditions_pddl_task.txt", directory, signature=signature, doc=doc,
                   action=primitive, params=" ".join(f"?{p}" for p in params))
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": user.strip()}]
+
+
+def messages_with_example(primitive: str, fn: Callable,
+                          directory: Path = PROMPTS_DIR) -> list[dict]:
+    """The `pddl-example` form's messages."""
+    return messages(primitive, fn, directory, example=True)
 
 
 def _atom(name: str, arity: int) -> str:

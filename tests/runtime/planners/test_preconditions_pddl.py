@@ -64,8 +64,23 @@ def test_the_prompt_shows_the_predicates_as_atoms_and_opens_the_schema():
     assert user.endswith("(:action put_first_on_second\n  :parameters (?pick ?place)")
 
 
+def test_the_example_form_adds_two_schemas_of_another_world_and_nothing_else():
+    """`pddl-example` is the PDDL form plus a worked pair of another world's schemas; the plain
+    form's prompt (and so its cached sets) stays as it was."""
+    fn = pc.control_primitives()["put_first_on_second"]
+    plain = pddl.messages("put_first_on_second", fn)
+    shown = pddl.messages_with_example("put_first_on_second", fn)
+    assert "another world" not in plain[0]["content"]
+    assert plain[0]["content"].endswith("(what is true right after it).")
+    assert shown[0]["content"].startswith(plain[0]["content"] + "\n\nTwo actions from another")
+    assert shown[0]["content"].count("(:action ") == 2 and shown[1:] == plain[1:]
+    for robot_word in ("block", "bowl", "gripper"):  # the example shows the form, not the answer
+        example = shown[0]["content"][len(plain[0]["content"]):]
+        assert robot_word not in example.split("Now the robot's world")[0]
+
+
 def test_forms_are_named_and_an_unknown_one_is_a_clear_error():
-    assert set(pc.FORMS) == {"lines", "pddl"} and pc.DEFAULT_FORM in pc.FORMS
+    assert set(pc.FORMS) == {"lines", "pddl", "pddl-example"} and pc.DEFAULT_FORM in pc.FORMS
 
     class NoLLM:
         model = "m"
