@@ -144,12 +144,14 @@ def closest_example(instruction: str, examples: str, objects: list[str] | None =
     df = {w: sum(w in k for k in keys) for k in keys for w in k}
     want = _words(instruction)
     kind = _kind(instruction, objects)
-    same_kind = [i for i, (head, scene) in enumerate(heads) if _kind(head, scene) == kind]
+    kinds = [("set", None, False, False) if head == SET_EXAMPLE else _kind(head, scene)
+             for head, scene in heads]
+    same_kind = [i for i, k in enumerate(kinds) if k == kind]
     disturbed = any(o != "table" for _s, _r, o in facts or [])
     same_state = [i for i in same_kind if _disturbed(parts[i]) == disturbed]
     if disturbed and not same_state:  # a recovery example of the family, base named or not
-        same_state = [i for i, (head, scene) in enumerate(heads) if _disturbed(parts[i])
-                      and _kind(head, scene)[:2] == kind[:2]]
+        same_state = [i for i, k in enumerate(kinds) if _disturbed(parts[i])
+                      and k[:2] == kind[:2]]
     candidates = (same_state or same_kind) if kind[0] is not None and same_kind \
         else range(len(parts))
     scores = {i: sum(1 / df[w] for w in want & keys[i]) for i in candidates}
@@ -171,11 +173,16 @@ def _example_fields(example: str) -> tuple[str, list[str]]:
     return head.removeprefix("Instruction:").strip(), re.findall(r"'([^']+)'", scene)
 
 
-# Families that share another's example: a colour set named by a word (warm, cool, primary)
-# is the flag's form -- keep the blocks of a set of colours, one per bowl. Without this they
-# had no example of their own and shared words drew the matching-bowls one, whose loop the
-# 1.5B model copied (`block.replace('block', 'bowl')`: 0/20 primary, 1/20 warm, test seeds).
-EXAMPLE_FAMILY = {"primary": "flag", "temperature": "flag"}
+# Families that share another's example. A colour set named by a word (warm, cool, primary)
+# keeps the blocks of a set of colours, one per bowl. Without an example of that form shared
+# words drew the matching-bowls one, whose loop the 1.5B model copied
+# (`block.replace('block', 'bowl')`: 0/20 primary, 1/20 warm, test seeds); with the flag's
+# example (`colors = [the flag's]`) it kept the flag's list or wrote the scene's colours under
+# a "# the warm colors" comment (session 34, dev seeds). Since session 34 they draw an example
+# of their own form in a set no task asks for (`SET_EXAMPLE`: neutral colours), whose list is
+# named after its word (`neutral = [...]`), so that `warm = [` is what the model continues.
+EXAMPLE_FAMILY = {"primary": "set", "temperature": "set"}
+SET_EXAMPLE = "put the neutral colored blocks in bowls"  # no reader knows "neutral": kind "set"
 
 
 def _kind(instruction: str, objects: list[str] | None) -> tuple:

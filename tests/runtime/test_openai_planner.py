@@ -478,10 +478,13 @@ def test_missing_imports_are_added_for_the_modules_the_code_uses(chat):
     ("stack all the blocks on the red block", "stack all the blocks on the orange block"),
     ("stack all the blocks", "stack the blocks into one tower"),
     ("stack all the blocks in a 3-2-1 pyramid on the stand", "3-2-1 pyramid"),
-    # a colour set by name is the flag's form (shared words drew the matching example)
-    ("put the blocks of primary colors in bowls", "the Italian flag"),
-    ("only the blocks in primary colors go in bowls", "the Italian flag"),
-    ("put the warm colored blocks in bowls", "the Italian flag"),
+    # a colour set by name has its own form's example (shared words drew the matching one)
+    ("put the blocks of primary colors in bowls", "the neutral colored blocks"),
+    ("only the blocks in primary colors go in bowls", "the neutral colored blocks"),
+    ("put the warm colored blocks in bowls", "the neutral colored blocks"),
+    ("only the cool colored blocks go in bowls", "the neutral colored blocks"),
+    ("put the blocks in the colors of the French flag in bowls", "the Italian flag"),
+    ("put the blocks in the bowls", "put the blocks in the bowls"),
 ])
 def test_the_closest_example_is_chosen_by_weighted_shared_words(instruction, example):
     from runtime.planners.prompts import closest_example, load_prompt
