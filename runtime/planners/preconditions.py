@@ -141,7 +141,7 @@ def _pattern(name: str, arity: int) -> str:
 # How the LLM is asked: one per line, a PDDL action schema, or one after two worked schemas of
 # another world.
 FORMS = ("lines", "pddl", "pddl-example")
-DEFAULT_FORM = "pddl"  # chosen on the dev actions (docs/RESULTS.md, issue 24)
+DEFAULT_FORM = "pddl-example"  # chosen on the dev actions (docs/RESULTS.md, issue 24)
 
 
 def _form(form: str):
