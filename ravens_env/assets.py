@@ -9,8 +9,10 @@ every dimension visible. Sizes follow Ravens' conventions (4 cm blocks, ~12 cm b
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import math
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -231,14 +233,15 @@ def _urdf_joint(name: str, kind: str, parent: str, child: str, xyz: str, axis: s
     )
 
 
-_ARM_PATH: Path | None = None
-
-
 def arm_urdf_path() -> Path:
-    """Write the arm URDF once per process (PyBullet loads URDF only from a file)."""
-    global _ARM_PATH
-    if _ARM_PATH is None or not _ARM_PATH.exists():
-        folder = Path(tempfile.mkdtemp(prefix="codeplan_arm_"))
-        _ARM_PATH = folder / "codeplan_arm.urdf"
-        _ARM_PATH.write_text(arm_urdf())
-    return _ARM_PATH
+    """The arm URDF as a file (PyBullet loads URDF only from a file), named by a digest of
+    its text in the temp dir: one file per arm version, shared by every process. (It was a
+    new temp folder per process, never removed: 726 of them after a few days here.)"""
+    text = arm_urdf()
+    digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+    path = Path(tempfile.gettempdir()) / f"codeplan-arm-{digest}.urdf"
+    if not path.is_file():
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)  # atomic: parallel workers may write it at once
+    return path

@@ -50,3 +50,20 @@ def test_carried_object_keeps_its_pose_relative_to_the_tip(arm):
     assert np.allclose(pos, (0.4, 0.2, 0.28), atol=1e-6)
     assert abs(abs(pb.getEulerFromQuaternion(orn)[2]) - math.pi / 2) < 1e-6
     assert arm.release() == box and arm.held is None
+
+
+def test_the_arm_urdf_is_one_shared_file_per_arm_version(monkeypatch, tmp_path):
+    """One file named by the URDF's digest, reused by every process: a temp folder per
+    process, never removed, had left 726 of them in /tmp."""
+    import tempfile
+
+    from ravens_env import assets
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first = assets.arm_urdf_path()
+    assert first.parent == tmp_path and first.read_text() == assets.arm_urdf()
+    assert assets.arm_urdf_path() == first and len(list(tmp_path.iterdir())) == 1
+    first.unlink()  # a temp cleaner removed it: written again
+    assert assets.arm_urdf_path().is_file()
+    monkeypatch.setattr(assets, "arm_urdf", lambda: "<robot name='other'/>")
+    assert assets.arm_urdf_path() != first  # another arm, another file
