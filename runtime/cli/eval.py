@@ -266,8 +266,9 @@ def add_preconditions_parser(eval_subparsers: argparse._SubParsersAction) -> Non
                    help="no GBNF grammar (it is sent only to the packaged model's server)")
     p.add_argument("--form", choices=pc_forms(), default=None,
                    help="how the LLM is asked: lines (one precondition per line), pddl (an "
-                        "action schema; only its :precondition is kept) or pddl-example (the "
-                        "same after two worked schemas of another world); default: the one "
+                        "action schema; only its :precondition is kept), pddl-example (the "
+                        "same after two worked schemas of another world) or pddl-effect-first "
+                        "(that, with the effect written first); default: the one "
                         "--preconditions llm uses")
     p.add_argument("--actions", choices=ACTION_SETS, default="primitives",
                    help="primitives (the control primitives: the reported figure) or dev "

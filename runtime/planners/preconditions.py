@@ -138,9 +138,9 @@ def _pattern(name: str, arity: int) -> str:
     return name if arity == 0 else f"{name}({', '.join('xy'[:arity])})"
 
 
-# How the LLM is asked: one per line, a PDDL action schema, or one after two worked schemas of
-# another world.
-FORMS = ("lines", "pddl", "pddl-example")
+# How the LLM is asked: one per line, a PDDL action schema, one after two worked schemas of
+# another world, or that with the effect written before the precondition.
+FORMS = ("lines", "pddl", "pddl-example", "pddl-effect-first")
 DEFAULT_FORM = "pddl-example"  # chosen on the dev actions (docs/RESULTS.md, issue 24)
 
 
@@ -152,6 +152,9 @@ def _form(form: str):
         return pddl_form.messages, pddl_form.grammar, pddl_form.parse_reply
     if form == "pddl-example":
         return pddl_form.messages_with_example, pddl_form.grammar, pddl_form.parse_reply
+    if form == "pddl-effect-first":
+        return (pddl_form.messages_effect_first, pddl_form.grammar_effect_first,
+                pddl_form.parse_reply)
     raise ValueError(f"no precondition form {form!r} (forms: {', '.join(FORMS)})")
 
 

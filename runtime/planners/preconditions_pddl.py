@@ -31,15 +31,18 @@ _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
 def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR,
-             example: bool = False) -> list[dict]:
+             example: bool = False, effect_first: bool = False) -> list[dict]:
     """The chat messages that ask for `primitive`'s schema: the predicates as PDDL atoms, the
     world, then the primitive's signature and docstring and the schema's opening. With
     `example` (the `pddl-example` form) the system prompt also shows two schemas from another
     world (`prompts/preconditions_pddl_example.txt`): the model's commonest error in every
     form was the state *after* the action as its precondition, and a worked pair shows the
-    precondition as the state the effect then changes."""
+    precondition as the state the effect then changes. With `effect_first` the worked pair
+    shows each :effect before its :precondition, the order that form's grammar asks for."""
     params, signature, doc = described(primitive, fn)
     shown = render("preconditions_pddl_example.txt", directory) if example else ""
+    if effect_first:
+        shown = effect_before_precondition(shown)
     system = render("preconditions_pddl_system.txt", directory, world=WORLD,
                     predicates=predicate_table(_atom, 14), example=shown)
     user = render("preconditions_pddl_task.txt", directory, signature=signature, doc=doc,
@@ -54,24 +57,49 @@ def messages_with_example(primitive: str, fn: Callable,
     return messages(primitive, fn, directory, example=True)
 
 
+def messages_effect_first(primitive: str, fn: Callable,
+                          directory: Path = PROMPTS_DIR) -> list[dict]:
+    """The `pddl-effect-first` form's messages."""
+    return messages(primitive, fn, directory, example=True, effect_first=True)
+
+
+def effect_before_precondition(text: str) -> str:
+    """`text` with every schema's `:precondition` line and the `:effect` line after it
+    swapped, the closing parenthesis of the action moved to the new last line."""
+    lines = text.split("\n")
+    for i in range(len(lines) - 1):
+        pre, eff = lines[i], lines[i + 1]
+        if pre.lstrip().startswith(":precondition") and eff.lstrip().startswith(":effect"):
+            lines[i], lines[i + 1] = eff[:-1], pre + ")"
+    return "\n".join(lines)
+
+
 def _atom(name: str, arity: int) -> str:
     return f"({name}{''.join(' ?' + v for v in 'xy'[:arity])})"
 
 
-def grammar(params: tuple[str, ...]) -> str:
-    """GBNF for the rest of the schema: a precondition and an effect, each a conjunction of
-    1..MAX_LINES literals over the predicates and `params` (llama.cpp)."""
+def grammar(params: tuple[str, ...], effect_first: bool = False) -> str:
+    """GBNF for the rest of the schema: a precondition and an effect (or, `effect_first`, an
+    effect and a precondition), each a conjunction of 1..MAX_LINES literals over the
+    predicates and `params` (llama.cpp)."""
     arg = " | ".join(f'"?{p}"' for p in params) or '"?x"'
     atoms = []
     for name, n in ARITY.items():
         if n <= len(params):
             atoms.append(f'"({name}"' + ' " " arg' * n + ' ")"')
     lits = " ".join(["lit"] + ["lit?"] * (MAX_LINES - 1))
-    return (f'root ::= "  :precondition (and" lits ")\\n  :effect (and" lits "))"\n'
+    first, second = (":effect", ":precondition") if effect_first else (":precondition",
+                                                                        ":effect")
+    return (f'root ::= "  {first} (and" lits ")\\n  {second} (and" lits "))"\n'
             f"lits ::= {lits}\n"
             f'lit ::= " " (atom | "(not " atom ")")\n'
             f"atom ::= {' | '.join(atoms)}\n"
             f"arg ::= {arg}\n")
+
+
+def grammar_effect_first(params: tuple[str, ...]) -> str:
+    """The `pddl-effect-first` form's grammar."""
+    return grammar(params, effect_first=True)
 
 
 def parse_reply(reply: str, params: tuple[str, ...]) -> tuple[list[Condition], list[str]]:

@@ -79,8 +79,26 @@ def test_the_example_form_adds_two_schemas_of_another_world_and_nothing_else():
         assert robot_word not in example.split("Now the robot's world")[0]
 
 
+def test_the_effect_first_form_asks_for_the_effect_then_the_precondition():
+    """`pddl-effect-first`: the grammar's first slot is the effect, the worked pair is shown in
+    that order (each action still closed once), and the reply is read the same way."""
+    assert pddl.grammar_effect_first(PARAMS).startswith(
+        'root ::= "  :effect (and" lits ")\\n  :precondition (and" lits "))"')
+    fn = pc.control_primitives()["put_first_on_second"]
+    system = pddl.messages_effect_first("put_first_on_second", fn)[0]["content"]
+    assert system.index(":effect (and (open ?door)") < system.index(
+        ":precondition (and (closed ?door)")
+    assert "(near ?door)))\n" in system and "(not (locked ?door)))\n" in system
+    assert system.count("(") == system.count(")")
+    reply = ("  :effect (and (in ?pick ?place))\n"
+             "  :precondition (and (handempty) (clear ?pick) (clear ?place)))")
+    assert [str(c) for c in pddl.parse_reply(reply, PARAMS)[0]] == [
+        "handempty", "clear(pick)", "clear(place)"]
+
+
 def test_forms_are_named_and_an_unknown_one_is_a_clear_error():
-    assert set(pc.FORMS) == {"lines", "pddl", "pddl-example"} and pc.DEFAULT_FORM in pc.FORMS
+    assert set(pc.FORMS) == {"lines", "pddl", "pddl-example", "pddl-effect-first"}
+    assert pc.DEFAULT_FORM in pc.FORMS
 
     class NoLLM:
         model = "m"
