@@ -30,6 +30,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -151,10 +152,11 @@ def _form(form: str):
     if form == "pddl":
         return pddl_form.messages, pddl_form.grammar, pddl_form.parse_reply
     if form == "pddl-example":
-        return pddl_form.messages_with_example, pddl_form.grammar, pddl_form.parse_reply
+        return partial(pddl_form.messages, example=True), pddl_form.grammar, \
+            pddl_form.parse_reply
     if form == "pddl-effect-first":
-        return (pddl_form.messages_effect_first, pddl_form.grammar_effect_first,
-                pddl_form.parse_reply)
+        return (partial(pddl_form.messages, example=True, effect_first=True),
+                partial(pddl_form.grammar, effect_first=True), pddl_form.parse_reply)
     raise ValueError(f"no precondition form {form!r} (forms: {', '.join(FORMS)})")
 
 

@@ -51,18 +51,6 @@ def messages(primitive: str, fn: Callable, directory: Path = PROMPTS_DIR,
             {"role": "user", "content": user.strip()}]
 
 
-def messages_with_example(primitive: str, fn: Callable,
-                          directory: Path = PROMPTS_DIR) -> list[dict]:
-    """The `pddl-example` form's messages."""
-    return messages(primitive, fn, directory, example=True)
-
-
-def messages_effect_first(primitive: str, fn: Callable,
-                          directory: Path = PROMPTS_DIR) -> list[dict]:
-    """The `pddl-effect-first` form's messages."""
-    return messages(primitive, fn, directory, example=True, effect_first=True)
-
-
 def effect_before_precondition(text: str) -> str:
     """`text` with every schema's `:precondition` line and the `:effect` line after it
     swapped, the closing parenthesis of the action moved to the new last line."""
@@ -95,11 +83,6 @@ def grammar(params: tuple[str, ...], effect_first: bool = False) -> str:
             f'lit ::= " " (atom | "(not " atom ")")\n'
             f"atom ::= {' | '.join(atoms)}\n"
             f"arg ::= {arg}\n")
-
-
-def grammar_effect_first(params: tuple[str, ...]) -> str:
-    """The `pddl-effect-first` form's grammar."""
-    return grammar(params, effect_first=True)
 
 
 def parse_reply(reply: str, params: tuple[str, ...]) -> tuple[list[Condition], list[str]]:

@@ -69,7 +69,7 @@ def test_the_example_form_adds_two_schemas_of_another_world_and_nothing_else():
     form's prompt (and so its cached sets) stays as it was."""
     fn = pc.control_primitives()["put_first_on_second"]
     plain = pddl.messages("put_first_on_second", fn)
-    shown = pddl.messages_with_example("put_first_on_second", fn)
+    shown = pddl.messages("put_first_on_second", fn, example=True)
     assert "another world" not in plain[0]["content"]
     assert plain[0]["content"].endswith("(what is true right after it).")
     assert shown[0]["content"].startswith(plain[0]["content"] + "\n\nTwo actions from another")
@@ -82,10 +82,11 @@ def test_the_example_form_adds_two_schemas_of_another_world_and_nothing_else():
 def test_the_effect_first_form_asks_for_the_effect_then_the_precondition():
     """`pddl-effect-first`: the grammar's first slot is the effect, the worked pair is shown in
     that order (each action still closed once), and the reply is read the same way."""
-    assert pddl.grammar_effect_first(PARAMS).startswith(
+    assert pddl.grammar(PARAMS, effect_first=True).startswith(
         'root ::= "  :effect (and" lits ")\\n  :precondition (and" lits "))"')
     fn = pc.control_primitives()["put_first_on_second"]
-    system = pddl.messages_effect_first("put_first_on_second", fn)[0]["content"]
+    system = pddl.messages("put_first_on_second", fn, example=True,
+                           effect_first=True)[0]["content"]
     assert system.index(":effect (and (open ?door)") < system.index(
         ":precondition (and (closed ?door)")
     assert "(near ?door)))\n" in system and "(not (locked ?door)))\n" in system
@@ -160,3 +161,28 @@ def test_the_cli_offers_every_form_and_action_set():
     from runtime.eval import preconditions as ev
 
     assert cli_eval.ACTION_SETS == ev.ACTION_SETS and cli_eval.pc_forms() == pc.FORMS
+
+
+@pytest.mark.parametrize(("form", "shown", "first_slot"), [
+    ("pddl", False, ":precondition"), ("pddl-example", True, ":precondition"),
+    ("pddl-effect-first", True, ":effect")])
+def test_generation_asks_in_the_form_named(form, shown, first_slot):
+    """`generate(form=...)` sends that form's prompt and grammar (the worked pair or not; which
+    slot comes first) and reads the reply either way."""
+    class Capture:
+        model = "m"
+
+        def __init__(self):
+            self.calls = []
+
+        def complete(self, messages, max_tokens, grammar=None, temperature=0.0, seed=None):
+            self.calls.append((messages, grammar))
+            return ("  :precondition (and (handempty))\n  :effect (and (handempty)))",
+                    {"prompt_tokens": 0, "completion_tokens": 0})
+
+    llm = Capture()
+    result, _ = pc.generate(llm, form=form)
+    messages, grammar = llm.calls[0]
+    assert ("another world" in messages[0]["content"]) == shown
+    assert grammar.startswith(f'root ::= "  {first_slot} (and"')
+    assert [str(c) for c in result.conditions["put_first_on_second"]] == ["handempty"]
