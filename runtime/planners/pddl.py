@@ -31,6 +31,7 @@ only what is left and moves nothing twice.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -61,6 +62,7 @@ from runtime.planners.scene_state import STAND, TABLE, SceneState, color_of, kin
 # the top after the middle row.
 SLOT_NEEDS = {0: (), 1: (0,), 2: (0, 1), 3: (0, 1, 2), 4: (1, 2, 3), 5: (3, 4)}
 SUPPORTS = {3: (0, 1), 4: (1, 2), 5: (3, 4)}  # upper slot -> the two slots it rests on
+FD_DIR_PREFIX = "codeplan-fd-"  # + the owner pid + "-": `_sweep_orphans` reads the pid
 SEARCH = "astar(lmcut())"  # optimal: the shortest plan, hence no needless moves
 SOLVED = (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY)
 UNSOLVABLE = (Status.UNSOLVABLE_PROVEN, Status.UNSOLVABLE_INCOMPLETELY)
@@ -124,12 +126,35 @@ def _private_cwd() -> Iterator[None]:
     working directory, so two episodes planning at once in one directory (`--workers 2`) read
     each other's files ("The name brown_block does not correspond to any item")."""
     previous = os.getcwd()
-    with tempfile.TemporaryDirectory(prefix="codeplan-fd-") as tmp:
+    _sweep_orphans()
+    with tempfile.TemporaryDirectory(prefix=f"{FD_DIR_PREFIX}{os.getpid()}-") as tmp:
         os.chdir(tmp)
         try:
             yield
         finally:
             os.chdir(previous)
+
+
+def _sweep_orphans() -> None:
+    """Remove the Fast Downward folders of processes that are gone. A process killed mid-plan
+    (a worker stopped by `--workers`' pool, a test run interrupted) never leaves its `with`
+    block, so its folder would stay in the temp dir for good; the owner's pid is in the name."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        owner = name[len(FD_DIR_PREFIX):].split("-", 1)[0]
+        if not name.startswith(FD_DIR_PREFIX) or not owner.isdigit() or _alive(int(owner)):
+            continue
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive, and not ours to clean
+        return True
+    return True
 
 
 def _describe(state: SceneState) -> str:

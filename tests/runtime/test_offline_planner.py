@@ -524,3 +524,26 @@ def test_concurrent_plans_in_one_directory_do_not_read_each_others_files(tmp_pat
     errors = [p.communicate(timeout=300)[1] for p in procs]
     assert all(p.returncode == 0 for p in procs), [e[-400:] for e in errors]
     assert list(tmp_path.iterdir()) == []  # nothing left in the caller's directory
+
+
+def test_a_killed_planners_folder_is_swept_and_a_live_ones_kept(tmp_path, monkeypatch):
+    """A process killed mid-plan leaves its Fast Downward folder behind: the next plan removes
+    the folders whose owner pid is gone and keeps those of processes still running."""
+    import sys
+    import tempfile
+
+    from runtime.planners import pddl
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # reaped: its pid names no process now
+    orphan = tmp_path / f"{pddl.FD_DIR_PREFIX}{gone.pid}-abc"
+    live = tmp_path / f"{pddl.FD_DIR_PREFIX}{os.getppid()}-def"
+    other = tmp_path / "codeplan-fd-notapid"
+    for folder in (orphan, live, other):
+        folder.mkdir()
+        (folder / "output.sas").write_text("x")
+    with pddl._private_cwd():
+        assert os.path.basename(os.getcwd()).startswith(f"{pddl.FD_DIR_PREFIX}{os.getpid()}-")
+    assert not orphan.exists() and live.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])
