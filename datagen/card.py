@@ -128,6 +128,15 @@ VARIANT_TEXT = {
                "shadows, bevelled blocks, straight bowls of 24 facets; the jitter camera, blur "
                "0.03 px, noise 5.3; the arm in view in 30% of the images. An evaluation set: "
                "never put it in a training mixture",
+    "concrete": "a FIFTEENTH held-out look (issue 27, session 35, written after the parquet "
+                "look was measured and before the next change), whose palette and table the "
+                "`random` variant does not draw: a sixteenth palette (enamel paints), a pale "
+                "polished concrete floor with pores, aggregate and hairline cracks; a light, "
+                "meshes, noise, blur and stand taken from one draw of `random` (seed 1515): a "
+                "warm light from high above without shadows, lightly bevelled blocks, wide "
+                "curved bowls of 10 facets; the jitter camera, blur 0.9 px, noise 0.9; the arm "
+                "in view in 30% of the images. An evaluation set: never put it in a training "
+                "mixture",
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from datagen.held_out_palettes import BAMBOO_PALETTE, PARQUET_PALETTE
+from datagen.held_out_palettes import BAMBOO_PALETTE, CONCRETE_PALETTE, PARQUET_PALETTE
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
 
@@ -42,3 +42,21 @@ def parquet_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.355, scale=0.936),
                 BowlMesh(rim=0.0637, height=0.0339, floor=0.0323, segments=24),
                 noise=5.263, blur=0.027, arm=bool(rng.random() < 0.3))
+
+
+def concrete_look(rng: np.random.Generator) -> Look:
+    """The fifteenth held-out look (issue 27, session 35), written after parquet was measured
+    (stage 19 shipped) and before the next change (an ImageNet-pretrained context stem): the
+    concrete palette (enamel paints), a pale polished concrete floor with pores, aggregate and
+    hairline cracks (a texture no `random` table has), and a light, meshes, noise, blur and
+    stand taken as they are from one draw of `random` (seed 1515, so that nobody chose them
+    with the next change in mind): a warm light from high above, no shadows, flat ambient;
+    lightly bevelled blocks; wide curved bowls of 10 facets. Only the arm and the concrete's
+    seed vary per image; the jitter camera."""
+    light = Light(direction=(0.246, 0.307, 0.919), color=(1.0, 0.909, 0.817), ambient=0.77,
+                  diffuse=0.159, specular=0.285, shadow=False)
+    table = Table(kind="concrete", rgb=(172, 168, 160), seed=int(rng.integers(2**31)))
+    return Look("concrete", dict(CONCRETE_PALETTE), (154, 114, 75), light, table,
+                BlockMesh(bevel=0.208, scale=1.015),
+                BowlMesh(rim=0.0751, height=0.0455, floor=0.0637, segments=10, curved=True),
+                noise=0.922, blur=0.897, arm=bool(rng.random() < 0.3))

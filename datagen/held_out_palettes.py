@@ -236,3 +236,19 @@ PARQUET_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (242, 241, 236),
     "gray": (146, 146, 150),
 }
+
+# The concrete look's palette (session 35): enamel paints, a sixteenth hand's choice inside
+# each name's range, written before any model saw the look.
+CONCRETE_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (205, 30, 40),
+    "orange": (240, 140, 30),
+    "yellow": (235, 205, 35),
+    "green": (40, 140, 70),
+    "cyan": (50, 175, 195),
+    "blue": (40, 70, 160),
+    "purple": (118, 58, 145),
+    "pink": (245, 150, 180),
+    "brown": (130, 85, 55),
+    "white": (244, 243, 238),
+    "gray": (160, 160, 156),
+}

@@ -36,7 +36,7 @@ from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
 LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
                  "library", "piano", "steel", "baize", "slate", "linen",
-                 "bamboo", "parquet")
+                 "bamboo", "parquet", "concrete")
 
 
 @dataclass(frozen=True)

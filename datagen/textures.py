@@ -36,7 +36,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     patches: the library look), `lacquer` (near-black gloss with faint streaks: the piano
     look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look),
     `linen` (a coarse woven cloth: the linen look), `bamboo` (slats with gaps: the bamboo look),
-    `parquet` (a basket-weave of oak slats: the parquet look)."""
+    `parquet` (a basket-weave of oak slats: the parquet look), `concrete` (polished concrete
+    with pores, aggregate and hairline cracks: the concrete look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -67,7 +68,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library ... bamboo, parquet (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library ... parquet, concrete (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -79,7 +80,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, planks, weave, tiles, felt, granite, "
                          f"cork, marble, terrazzo, leather, lacquer, brushed, slate, linen, "
-                         f"bamboo, parquet")
+                         f"bamboo, parquet, concrete")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -161,9 +162,26 @@ def _parquet(rng: np.random.Generator, size: int) -> np.ndarray:
             - 0.25 * seam).astype(np.float32)
 
 
+def _concrete(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of polished concrete: broad cloudy mottling, dark pores of one texel (4%),
+    aggregate flecks lighter and darker (3%), and a few hairline cracks that wander."""
+    shade = 1.0 + 0.07 * smooth_noise(rng, size, 4) + 0.04 * smooth_noise(rng, size, 40)
+    draw = rng.random((size, size))
+    shade = shade - 0.3 * (draw < 0.04) + 0.15 * ((draw >= 0.04) & (draw < 0.055)) \
+        - 0.15 * ((draw >= 0.055) & (draw < 0.07))
+    for _ in range(6):
+        row, col = (float(v) for v in rng.uniform(0, size, 2))
+        heading = rng.uniform(0, 2 * np.pi)
+        for _ in range(int(rng.integers(size // 8, size // 3))):
+            heading += rng.normal(0.0, 0.25)
+            row, col = (row + np.sin(heading)) % size, (col + np.cos(heading)) % size
+            shade[int(row), int(col)] -= 0.25
+    return shade.astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
                    "slate": _slate, "linen": _linen, "bamboo": _bamboo,
-                   "parquet": _parquet}
+                   "parquet": _parquet, "concrete": _concrete}
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

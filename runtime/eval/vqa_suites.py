@@ -103,6 +103,10 @@ SUITES: dict[str, VqaSuite] = {
     # `parquet` (session 33): written after bamboo was measured (stage 18 shipped), before the
     # next change; its light, meshes, noise and blur are one draw of `random` (seed 1414).
     "parquet": _look_suite("parquet", 1_030_000),
+    # `concrete` (session 35): written after parquet was measured (stage 19 shipped), before
+    # the next change; its light, meshes, noise, blur and stand are one draw of `random`
+    # (seed 1515).
+    "concrete": _look_suite("concrete", 1_050_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

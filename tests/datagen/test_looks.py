@@ -722,3 +722,24 @@ def test_planks_have_dark_seams_between_boards_of_their_own_shade():
         rows = shade.mean(axis=1)  # boards run along a row: seams are whole dark rows
         seams = rows < np.median(rows) - 0.05
         assert 0.08 <= seams.mean() <= 0.5, seed  # one seam row per board of 2-10 rows
+
+
+def test_the_concrete_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
+    """The held-out look after parquet (session 35): its palette and concrete floor are outside
+    `random`; its light, meshes, noise, blur and stand are `random`'s draw for seed 1515."""
+    from datagen.held_out_palettes import CONCRETE_PALETTE
+
+    _assert_a_palette_of_its_own("concrete", CONCRETE_PALETTE, 14)
+    look, drawn = _look_and_its_random_draw("concrete", 1515, CONCRETE_PALETTE, 45)
+    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
+        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
+
+
+def test_concrete_is_seeded_with_pores_and_cracks_darker_than_its_ground():
+    table = draw_look("concrete", np.random.default_rng(0)).table
+    a = table_texture(table, 256).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 256)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256)[..., 0])
+    ground = np.median(a)
+    assert 0.03 < (a < 0.8 * ground).mean() < 0.12  # pores, dark flecks and cracks
+    assert abs(ground - table.rgb[0]) < 0.1 * table.rgb[0]

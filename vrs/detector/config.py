@@ -23,6 +23,7 @@ ON_STAND_Z = 0.0225  # metres: default `stand_z` (table block centre 0.02, on th
 DECODING = ("threshold", "hidden_threshold", "stand_z")  # fields `tune detector` chooses
 LEVEL_STEP = 0.04  # metres: one block (ravens_env.dimensions.BLOCK_SIZE)
 TYPES: tuple[str, ...] = ("block", "bowl", "stand")
+BACKBONES = ("mobilenet_v2-half",)  # MobileNetV2 on the image at half size
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class DetectorConfig(FamilyConfig):
     # (`vrs/detector/hidden.py`; None: off)
     stand_z: float = ON_STAND_Z  # metres: a table-level block predicted above this sits on
     # the stand (`vrs/detector/stand.py`)
+    backbone: str | None = None  # an ImageNet context stem added to the encoder
+    # (`vrs/detector/backbone.py`; BACKBONES); None: none, the network of stages 1-19
     camera: PinholeCamera = field(default_factory=PinholeCamera)
 
     def __post_init__(self) -> None:
@@ -65,6 +68,8 @@ class DetectorConfig(FamilyConfig):
         if self.hidden_threshold is not None and not 0 < self.hidden_threshold < 1:
             raise ValueError(f"hidden_threshold must be in (0, 1) or null, got "
                              f"{self.hidden_threshold}")
+        if self.backbone is not None and self.backbone not in BACKBONES:
+            raise ValueError(f"unknown backbone {self.backbone!r}; known: {', '.join(BACKBONES)}")
         if self.levels < 0:
             raise ValueError(f"levels must be >= 0, got {self.levels}")
         if self.level_heat and self.levels < 2:

@@ -15,7 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from vrs.detector.backbone import TAPS, MobileNetV2Features
 from vrs.detector.config import DetectorConfig
+
+BACKBONE_DOWNSCALE = 2  # the backbone sees the image at half size (backbone.py says why)
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -59,6 +62,28 @@ class DetectorNet(nn.Module):
         with torch.no_grad():  # every heatmap starts at p = 0.1 (CenterNet)
             for part in ("heat", "stack_heat"):
                 self.head[-1].bias[config.head_layout()[part]] = -2.2
+        self.backbone, self.inject, self.tap_stage = self._context_stem(config)
+
+    @staticmethod
+    def _context_stem(config: DetectorConfig) -> tuple[nn.Module | None, nn.ModuleList,
+                                                       tuple[int, ...]]:
+        """The optional pretrained backbone, one 1x1 convolution per tapped map into the
+        encoder stage of the same or the nearest coarser stride, and that stage's index. The
+        convolutions start at zero, so a detector given a backbone computes at first exactly
+        what it computed without one, and fine-tuning starts from the trained function."""
+        if config.backbone is None:
+            return None, nn.ModuleList(), ()
+        backbone = MobileNetV2Features()
+        deepest = len(config.channels) - 1
+        stages, inject = [], nn.ModuleList()
+        for tap_stride, width in TAPS.values():
+            stride = tap_stride * BACKBONE_DOWNSCALE
+            stage = min(deepest, max(0, (stride // config.stride).bit_length() - 1))
+            conv = nn.Conv2d(width, config.channels[stage], 1, bias=False)
+            nn.init.zeros_(conv.weight)
+            stages.append(stage)
+            inject.append(conv)
+        return backbone, inject, tuple(stages)
 
     def forward(self, image: torch.Tensor) -> torch.Tensor:
         b, _, h, w = image.shape
@@ -66,12 +91,25 @@ class DetectorNet(nn.Module):
         ys = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(b, 1, h, w)
         xs = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(b, 1, h, w)
         x = torch.cat([x, xs, ys], 1)
+        context = self._context(image)
         skips = []
-        for stage in self.stages:
+        for i, stage in enumerate(self.stages):
             x = stage(x)
+            for tap, conv, into in zip(context, self.inject, self.tap_stage, strict=True):
+                if into == i:
+                    x = x + F.interpolate(conv(tap), size=x.shape[-2:], mode="bilinear",
+                                          align_corners=False)
             skips.append(x)
         for i, up in enumerate(self.ups):
             skip = skips[len(skips) - 2 - i]
             x = F.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=False)
             x = up(torch.cat([x, skip], 1))
         return self.head(x)
+
+    def _context(self, image: torch.Tensor) -> list[torch.Tensor]:
+        """The backbone's maps of the image at 1/`BACKBONE_DOWNSCALE` size ([] without one)."""
+        if self.backbone is None:
+            return []
+        small = F.interpolate(image, scale_factor=1 / BACKBONE_DOWNSCALE, mode="bilinear",
+                              align_corners=False, antialias=True)
+        return self.backbone(small)
