@@ -143,3 +143,20 @@ def test_train_detector_passes_dim_to_the_spec(monkeypatch, tmp_path):
                                   str(tmp_path / "o"), *extra])
         assert args.handler(args) == 0
         assert seen[-1].dim == want
+
+
+def test_train_detector_passes_backbone_to_the_spec_and_names_an_unknown_one(
+        monkeypatch, tmp_path, capsys):
+    import training.detector.train as train_mod
+
+    seen = []
+    monkeypatch.setattr(train_mod, "train_detector", lambda spec: seen.append(spec) or {})
+    parser = build_parser()
+    base = ["train", "detector", "--data", str(tmp_path), "--out", str(tmp_path / "o")]
+    for extra, want in (([], None), (["--backbone", "mobilenet_v2-half"], "mobilenet_v2-half")):
+        args = parser.parse_args([*base, *extra])
+        assert args.handler(args) == 0
+        assert seen[-1].backbone == want
+    with pytest.raises(SystemExit):
+        parser.parse_args([*base, "--backbone", "resnet18"])
+    assert "mobilenet_v2-half" in capsys.readouterr().err

@@ -199,3 +199,49 @@ def test_dim_is_recorded_checked_on_resume_and_bounded(scenes, tmp_path):
         train_detector(_spec(scenes, tmp_path / "x", 2, dim=1.5))
     with pytest.raises(ValueError, match="cannot run without it"):
         train_detector(_spec(scenes, tmp_path / "y", 2, dim=0.6, augment=False))
+
+
+def test_a_backbone_run_loads_imagenet_weights_once_and_records_it(scenes, tmp_path,
+                                                                   monkeypatch):
+    """`--backbone`: the init detector gains the stem with the pinned ImageNet weights (the
+    fetch stands in for a download here; the slow test in tests/vrs/detector fetches the real
+    file), the run records it, and a later run from that detector keeps its stem as trained."""
+    import torch
+
+    import training.detector.train as train_module
+    from vrs.detector.backbone import MobileNetV2Features
+    from vrs.detector.checkpoint import load_checkpoint, save_checkpoint
+    from vrs.detector.config import DetectorConfig
+    from vrs.detector.model import DetectorNet
+
+    torch.manual_seed(0)
+    imagenet = MobileNetV2Features()
+    with torch.no_grad():
+        for p in imagenet.parameters():
+            p.normal_()
+    fetched: list[str] = []
+
+    def fake_state(name, progress=True):
+        fetched.append(name)
+        return imagenet.state_dict()
+
+    monkeypatch.setattr(train_module, "imagenet_state", fake_state)
+    save_checkpoint(tmp_path / "base", DetectorNet(DetectorConfig()))
+    train_detector(_spec(scenes, tmp_path / "bb", 2, init=tmp_path / "base",
+                         backbone="mobilenet_v2-half"))
+    run = load_checkpoint(tmp_path / "bb")
+    assert run.config.backbone == "mobilenet_v2-half" and fetched == ["mobilenet_v2-half"]
+    assert all(torch.equal(a, b) for a, b in zip(run.backbone.state_dict().values(),
+                                                 imagenet.state_dict().values(), strict=True))
+    assert _spec(scenes, tmp_path, 2, backbone="mobilenet_v2-half").recorded()["backbone"]
+    train_detector(_spec(scenes, tmp_path / "again", 2, init=tmp_path / "bb"))
+    assert fetched == ["mobilenet_v2-half"]  # the init's stem came with it
+    assert load_checkpoint(tmp_path / "again").config.backbone == "mobilenet_v2-half"
+
+
+def test_backbone_mistakes_are_named(scenes, tmp_path):
+    with pytest.raises(ValueError, match="--backbone 'resnet' is not known"):
+        train_detector(_spec(scenes, tmp_path / "a", 2, backbone="resnet"))
+    with pytest.raises(ValueError, match="widen in one run, then add the backbone"):
+        train_detector(_spec(scenes, tmp_path / "b", 2, backbone="mobilenet_v2-half",
+                             channels=(16, 32, 64, 128)))
