@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from datagen.held_out_palettes import BAMBOO_PALETTE, CONCRETE_PALETTE, PARQUET_PALETTE
+from datagen.held_out_palettes import (
+    BAMBOO_PALETTE,
+    CARPET_PALETTE,
+    CONCRETE_PALETTE,
+    PARQUET_PALETTE,
+)
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
 
@@ -60,3 +65,20 @@ def concrete_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.208, scale=1.015),
                 BowlMesh(rim=0.0751, height=0.0455, floor=0.0637, segments=10, curved=True),
                 noise=0.922, blur=0.897, arm=bool(rng.random() < 0.3))
+
+
+def carpet_look(rng: np.random.Generator) -> Look:
+    """The sixteenth held-out look (issue 27, session 35), written while stage 20 trained and
+    before anything was measured on it, for the change after stage 20: the carpet palette
+    (acrylic paints), slate-blue carpet tiles of loop pile (a texture no `random` table has),
+    and a light, meshes, noise, blur and stand taken as they are from one draw of `random`
+    (seed 1616): cool light from the front 50 degrees up with shadows, dim ambient; lightly
+    bevelled blocks 9% smaller; straight bowls of 24 facets. Only the arm and the carpet's
+    seed vary per image; the jitter camera."""
+    light = Light(direction=(-0.068, -0.647, 0.76), color=(0.815, 0.908, 1.0), ambient=0.463,
+                  diffuse=0.324, specular=0.08, shadow=True)
+    table = Table(kind="carpet", rgb=(88, 96, 112), seed=int(rng.integers(2**31)))
+    return Look("carpet", dict(CARPET_PALETTE), (142, 98, 72), light, table,
+                BlockMesh(bevel=0.072, scale=0.906),
+                BowlMesh(rim=0.061, height=0.0372, floor=0.0364, segments=24),
+                noise=3.065, blur=0.705, arm=bool(rng.random() < 0.3))

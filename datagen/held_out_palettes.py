@@ -252,3 +252,19 @@ CONCRETE_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (244, 243, 238),
     "gray": (160, 160, 156),
 }
+
+# The carpet look's palette (session 35): acrylic paints, a seventeenth hand's choice inside
+# each name's range, written before any model saw the look.
+CARPET_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (220, 40, 45),
+    "orange": (250, 125, 20),
+    "yellow": (240, 215, 30),
+    "green": (70, 160, 60),
+    "cyan": (45, 195, 215),
+    "blue": (25, 60, 200),
+    "purple": (150, 80, 170),
+    "pink": (250, 160, 190),
+    "brown": (140, 90, 60),
+    "white": (248, 248, 245),
+    "gray": (175, 175, 170),
+}

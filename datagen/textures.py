@@ -37,7 +37,8 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     look), `brushed` (streaked metal: the steel look), `slate` (cleft layers: the slate look),
     `linen` (a coarse woven cloth: the linen look), `bamboo` (slats with gaps: the bamboo look),
     `parquet` (a basket-weave of oak slats: the parquet look), `concrete` (polished concrete
-    with pores, aggregate and hairline cracks: the concrete look)."""
+    with pores, aggregate and hairline cracks: the concrete look), `carpet` (loop-pile carpet
+    tiles, each laid a quarter turn from its neighbours: the carpet look)."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -68,7 +69,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library ... parquet, concrete (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library ... concrete, carpet (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -80,7 +81,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, planks, weave, tiles, felt, granite, "
                          f"cork, marble, terrazzo, leather, lacquer, brushed, slate, linen, "
-                         f"bamboo, parquet, concrete")
+                         f"bamboo, parquet, concrete, carpet")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -179,9 +180,23 @@ def _concrete(rng: np.random.Generator, size: int) -> np.ndarray:
     return shade.astype(np.float32)
 
 
+def _carpet(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of loop-pile carpet tiles 32 texels (50 cm) square: rows of loops one texel apart
+    along the pile, each tile laid a quarter turn from its neighbours (so it reads a shade
+    lighter or darker), a speckle of darker tufts, and a thin seam between tiles."""
+    tile = 32
+    yy, xx = np.mgrid[0:size, 0:size]
+    turned = (yy // tile + xx // tile) % 2 == 1
+    loops = np.where(turned, xx % 2, yy % 2) * 0.06
+    shade = 1.0 + np.where(turned, 0.06, -0.06) + loops + rng.normal(0.0, 0.05, (size, size))
+    shade -= 0.2 * (rng.random((size, size)) < 0.05)
+    seam = (yy % tile == 0) | (xx % tile == 0)
+    return (shade - 0.15 * seam).astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
                    "slate": _slate, "linen": _linen, "bamboo": _bamboo,
-                   "parquet": _parquet, "concrete": _concrete}
+                   "parquet": _parquet, "concrete": _concrete, "carpet": _carpet}
 
 
 def _granite(rng: np.random.Generator, base: np.ndarray, size: int) -> np.ndarray:

@@ -107,6 +107,10 @@ SUITES: dict[str, VqaSuite] = {
     # the next change; its light, meshes, noise, blur and stand are one draw of `random`
     # (seed 1515).
     "concrete": _look_suite("concrete", 1_050_000),
+    # `carpet` (session 35): written while stage 20 trained, before anything was measured on
+    # it, for the change after stage 20; its light, meshes, noise, blur and stand are one draw
+    # of `random` (seed 1616).
+    "carpet": _look_suite("carpet", 1_060_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

@@ -743,3 +743,29 @@ def test_concrete_is_seeded_with_pores_and_cracks_darker_than_its_ground():
     ground = np.median(a)
     assert 0.03 < (a < 0.8 * ground).mean() < 0.12  # pores, dark flecks and cracks
     assert abs(ground - table.rgb[0]) < 0.1 * table.rgb[0]
+
+
+def test_the_carpet_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
+    """The held-out look written while stage 20 trained (session 35): its palette and carpet
+    are outside `random`; its light, meshes, noise, blur and stand are `random`'s draw for
+    seed 1616."""
+    from datagen.held_out_palettes import CARPET_PALETTE
+
+    _assert_a_palette_of_its_own("carpet", CARPET_PALETTE, 15)
+    look, drawn = _look_and_its_random_draw("carpet", 1616, CARPET_PALETTE, 46)
+    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
+        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
+
+
+def test_carpet_tiles_are_seeded_and_turned_a_quarter_between_neighbours():
+    table = draw_look("carpet", np.random.default_rng(0)).table
+    a = table_texture(table, 128).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 128)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 128)[..., 0])
+    first, second = a[1:32, 1:32], a[1:32, 33:64]  # two neighbouring tiles
+    assert second.mean() > first.mean() + 0.05 * table.rgb[0]  # one turned: a shade lighter
+    # the loops run across the rows in the first tile and across the columns in the next
+    assert abs(first[0::2].mean() - first[1::2].mean()) > 2 * abs(
+        first[:, 0::2].mean() - first[:, 1::2].mean())
+    assert abs(second[:, 0::2].mean() - second[:, 1::2].mean()) > 2 * abs(
+        second[0::2].mean() - second[1::2].mean())
