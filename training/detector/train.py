@@ -76,6 +76,9 @@ class TrainDetectorSpec:
     # An ImageNet-pretrained context stem added to the detector (vrs/detector/backbone.py),
     # loaded from its pinned weights (pretrained.py); None: the init model's (none by default).
     backbone: str | None = None
+    # Train the backbone's weights too, at this learning rate (its batch norms keep ImageNet's
+    # statistics either way); None: frozen, as loaded.
+    backbone_lr: float | None = None
     log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
@@ -89,7 +92,7 @@ class TrainDetectorSpec:
                 "mix": canonical_mix(self.mix),
                 "channels": list(self.channels) if self.channels else None,
                 "head_channels": self.head_channels, "dim": self.dim,
-                "backbone": self.backbone}
+                "backbone": self.backbone, "backbone_lr": self.backbone_lr}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -107,6 +110,8 @@ class TrainDetectorSpec:
         if self.backbone is not None and self.backbone not in BACKBONES:
             out.append(f"--backbone {self.backbone!r} is not known; known: "
                        f"{', '.join(BACKBONES)}")
+        if self.backbone_lr is not None and self.backbone_lr <= 0:
+            out.append(f"--backbone-lr must be positive, got {self.backbone_lr}")
         if self.backbone is not None and (self.channels or self.head_channels):
             out.append("--backbone with --channels/--head-channels: widen in one run, then add "
                        "the backbone in the next (widening does not know the backbone's layers)")
@@ -131,7 +136,8 @@ def train_detector(spec: TrainDetectorSpec) -> dict:
         _init(model, Path(spec.init), spec.seed)
     if ckpt is None and _backbone_is_new(spec, config):
         model.backbone.load_imagenet(imagenet_state(config.backbone, progress=spec.progress))
-    opt = torch.optim.AdamW(model.parameters(), lr=spec.lr, weight_decay=spec.weight_decay)
+    opt = torch.optim.AdamW(_param_groups(model, spec), lr=spec.lr,
+                            weight_decay=spec.weight_decay)
     # Not prepared: accelerate would step a prepared scheduler once per process per step.
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: cosine_with_warmup(s, spec.warmup, spec.steps))
@@ -185,6 +191,22 @@ def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
     if ckpt is None and spec.backbone is not None:
         config = dataclasses.replace(config, backbone=spec.backbone)
     return config
+
+
+def _param_groups(model: DetectorNet, spec: TrainDetectorSpec) -> list[dict]:
+    """The optimiser's groups: everything but the backbone at `spec.lr`; the backbone's weights
+    at `spec.backbone_lr` when it is trained (the schedule scales both alike), else left out."""
+    if model.backbone is None:
+        if spec.backbone_lr is not None:
+            raise ValueError("--backbone-lr: this detector has no backbone (give --backbone, "
+                             "or --init a detector that has one)")
+        return [{"params": list(model.parameters())}]
+    own = [p for name, p in model.named_parameters() if not name.startswith("backbone.")]
+    if spec.backbone_lr is None:
+        return [{"params": own}]
+    model.backbone.requires_grad_(True)
+    return [{"params": own}, {"params": list(model.backbone.parameters()),
+                              "lr": spec.backbone_lr}]
 
 
 def _backbone_is_new(spec: TrainDetectorSpec, config: DetectorConfig) -> bool:

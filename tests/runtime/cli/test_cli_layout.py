@@ -157,6 +157,8 @@ def test_train_detector_passes_backbone_to_the_spec_and_names_an_unknown_one(
         args = parser.parse_args([*base, *extra])
         assert args.handler(args) == 0
         assert seen[-1].backbone == want
+    args = parser.parse_args([*base, "--backbone-lr", "1e-5"])
+    assert args.handler(args) == 0 and seen[-1].backbone_lr == 1e-5 and seen[0].backbone_lr is None
     with pytest.raises(SystemExit):
         parser.parse_args([*base, "--backbone", "resnet18"])
     assert "mobilenet_v2-half" in capsys.readouterr().err

@@ -245,3 +245,28 @@ def test_backbone_mistakes_are_named(scenes, tmp_path):
     with pytest.raises(ValueError, match="widen in one run, then add the backbone"):
         train_detector(_spec(scenes, tmp_path / "b", 2, backbone="mobilenet_v2-half",
                              channels=(16, 32, 64, 128)))
+
+
+def test_backbone_lr_trains_the_backbone_weights_but_keeps_its_imagenet_statistics(
+        scenes, tmp_path, monkeypatch):
+    import torch
+
+    import training.detector.train as train_module
+    from vrs.detector.backbone import MobileNetV2Features
+    from vrs.detector.checkpoint import load_checkpoint
+
+    torch.manual_seed(0)
+    imagenet = MobileNetV2Features().state_dict()
+    monkeypatch.setattr(train_module, "imagenet_state", lambda name, progress=True: imagenet)
+    train_detector(_spec(scenes, tmp_path / "tuned", 2, backbone="mobilenet_v2-half",
+                         backbone_lr=1e-2))
+    tuned = load_checkpoint(tmp_path / "tuned").backbone.state_dict()
+    weights = [k for k in imagenet if k.endswith("weight") and imagenet[k].dim() == 4]
+    stats = [k for k in imagenet if "running" in k]
+    assert any(not torch.equal(tuned[k], imagenet[k]) for k in weights)
+    assert all(torch.equal(tuned[k], imagenet[k]) for k in stats)
+    with pytest.raises(ValueError, match="--backbone-lr must be positive"):
+        train_detector(_spec(scenes, tmp_path / "x", 2, backbone="mobilenet_v2-half",
+                             backbone_lr=0.0))
+    with pytest.raises(ValueError, match="this detector has no backbone"):
+        train_detector(_spec(scenes, tmp_path / "y", 2, backbone_lr=1e-3))
