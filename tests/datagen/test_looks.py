@@ -551,17 +551,6 @@ def test_bamboo_is_seeded_and_slatted_along_one_axis():
     assert gaps < 0.7 * a[:, 0::3].mean()
 
 
-def test_the_parquet_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
-    """The held-out look after bamboo (session 33): its palette and parquet top are outside
-    `random`; its light, meshes, noise and blur are `random`'s draw for seed 1414."""
-    from datagen.held_out_palettes import PARQUET_PALETTE
-
-    _assert_a_palette_of_its_own("parquet", PARQUET_PALETTE, 13)
-    look, drawn = _look_and_its_random_draw("parquet", 1414, PARQUET_PALETTE, 44)
-    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
-        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
-
-
 def test_parquet_is_seeded_with_slats_turned_between_neighbouring_squares():
     table = draw_look("parquet", np.random.default_rng(0)).table
     a = table_texture(table, 80).astype(float)[..., 0]
@@ -724,17 +713,6 @@ def test_planks_have_dark_seams_between_boards_of_their_own_shade():
         assert 0.08 <= seams.mean() <= 0.5, seed  # one seam row per board of 2-10 rows
 
 
-def test_the_concrete_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
-    """The held-out look after parquet (session 35): its palette and concrete floor are outside
-    `random`; its light, meshes, noise, blur and stand are `random`'s draw for seed 1515."""
-    from datagen.held_out_palettes import CONCRETE_PALETTE
-
-    _assert_a_palette_of_its_own("concrete", CONCRETE_PALETTE, 14)
-    look, drawn = _look_and_its_random_draw("concrete", 1515, CONCRETE_PALETTE, 45)
-    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
-        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
-
-
 def test_concrete_is_seeded_with_pores_and_cracks_darker_than_its_ground():
     table = draw_look("concrete", np.random.default_rng(0)).table
     a = table_texture(table, 256).astype(float)[..., 0]
@@ -743,18 +721,6 @@ def test_concrete_is_seeded_with_pores_and_cracks_darker_than_its_ground():
     ground = np.median(a)
     assert 0.03 < (a < 0.8 * ground).mean() < 0.12  # pores, dark flecks and cracks
     assert abs(ground - table.rgb[0]) < 0.1 * table.rgb[0]
-
-
-def test_the_carpet_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
-    """The held-out look written while stage 20 trained (session 35): its palette and carpet
-    are outside `random`; its light, meshes, noise, blur and stand are `random`'s draw for
-    seed 1616."""
-    from datagen.held_out_palettes import CARPET_PALETTE
-
-    _assert_a_palette_of_its_own("carpet", CARPET_PALETTE, 15)
-    look, drawn = _look_and_its_random_draw("carpet", 1616, CARPET_PALETTE, 46)
-    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
-        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
 
 
 def test_carpet_tiles_are_seeded_and_turned_a_quarter_between_neighbours():
@@ -769,3 +735,22 @@ def test_carpet_tiles_are_seeded_and_turned_a_quarter_between_neighbours():
         first[:, 0::2].mean() - first[:, 1::2].mean())
     assert abs(second[:, 0::2].mean() - second[:, 1::2].mean()) > 2 * abs(
         second[0::2].mean() - second[1::2].mean())
+
+
+@pytest.mark.parametrize(("look", "draw_seed", "palette", "others", "seed"), [
+    ("parquet", 1414, "PARQUET_PALETTE", 13, 44),  # session 33, after bamboo
+    ("concrete", 1515, "CONCRETE_PALETTE", 14, 45),  # session 35, after parquet
+    ("carpet", 1616, "CARPET_PALETTE", 15, 46),  # session 35, written while stage 20 trained
+])
+def test_a_drawn_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw(
+        look, draw_seed, palette, others, seed):
+    """Held-out looks whose palette and table are outside `random` and whose light, meshes,
+    noise, blur and stand are `random`'s draw for one seed, so nobody chose them."""
+    import datagen.held_out_palettes as palettes
+
+    colors = getattr(palettes, palette)
+    _assert_a_palette_of_its_own(look, colors, others)
+    drawn_look, drawn = _look_and_its_random_draw(look, draw_seed, colors, seed)
+    assert (drawn_look.light, drawn_look.block, drawn_look.bowl, drawn_look.noise,
+            drawn_look.blur, drawn_look.stand_rgb) == (drawn.light, drawn.block, drawn.bowl,
+                                                       drawn.noise, drawn.blur, drawn.stand_rgb)
