@@ -91,7 +91,7 @@ class DetectorNet(nn.Module):
         ys = torch.linspace(-1, 1, h, device=x.device).view(1, 1, h, 1).expand(b, 1, h, w)
         xs = torch.linspace(-1, 1, w, device=x.device).view(1, 1, 1, w).expand(b, 1, h, w)
         x = torch.cat([x, xs, ys], 1)
-        context = self._context(image)
+        context = backbone_context(self.backbone, image)
         skips = []
         for i, stage in enumerate(self.stages):
             x = stage(x)
@@ -106,10 +106,11 @@ class DetectorNet(nn.Module):
             x = up(torch.cat([x, skip], 1))
         return self.head(x)
 
-    def _context(self, image: torch.Tensor) -> list[torch.Tensor]:
-        """The backbone's maps of the image at 1/`BACKBONE_DOWNSCALE` size ([] without one)."""
-        if self.backbone is None:
-            return []
-        small = F.interpolate(image, scale_factor=1 / BACKBONE_DOWNSCALE, mode="bilinear",
-                              align_corners=False, antialias=True)
-        return self.backbone(small)
+
+def backbone_context(backbone: nn.Module | None, image: torch.Tensor) -> list[torch.Tensor]:
+    """The backbone's maps of the image at 1/`BACKBONE_DOWNSCALE` size ([] without one)."""
+    if backbone is None:
+        return []
+    small = F.interpolate(image, scale_factor=1 / BACKBONE_DOWNSCALE, mode="bilinear",
+                          align_corners=False, antialias=True)
+    return backbone(small)
