@@ -173,6 +173,9 @@ def add_detector_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--backbone-lr", type=float, default=None, metavar="LR",
                    help="train the backbone's weights too, at this learning rate (its batch "
                         "norms keep ImageNet's statistics); default: frozen")
+    p.add_argument("--inject-lr", type=float, default=None, metavar="LR",
+                   help="learning rate of the 1x1 convolutions that carry the backbone's maps "
+                        "(they start at zero); default: --lr")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="torch CPU threads (default: torch's choice)")
     p.add_argument("--no-progress", action="store_true")
@@ -205,7 +208,7 @@ def _train_detector(args: argparse.Namespace) -> int:
         init=args.init, levels=args.levels, level_heat=args.level_heat,
         mix=args.mix, channels=args.channels, head_channels=args.head_channels,
         dim=args.dim, backbone=args.backbone, backbone_lr=args.backbone_lr,
-        progress=not args.no_progress)
+        inject_lr=args.inject_lr, progress=not args.no_progress)
     _say(json.dumps(train_detector(spec), indent=2))
     return 0
 

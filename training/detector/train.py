@@ -79,6 +79,9 @@ class TrainDetectorSpec:
     # Train the backbone's weights too, at this learning rate (its batch norms keep ImageNet's
     # statistics either way); None: frozen, as loaded.
     backbone_lr: float | None = None
+    # The 1x1 convolutions that carry the backbone's maps into the encoder start at zero and
+    # learn at this rate (None: `lr`); the rest of a warm-started detector needs only a nudge.
+    inject_lr: float | None = None
     log_every: int = 50  # steps between OUT/train_log.jsonl lines
     progress: bool = True
 
@@ -92,7 +95,8 @@ class TrainDetectorSpec:
                 "mix": canonical_mix(self.mix),
                 "channels": list(self.channels) if self.channels else None,
                 "head_channels": self.head_channels, "dim": self.dim,
-                "backbone": self.backbone, "backbone_lr": self.backbone_lr}
+                "backbone": self.backbone, "backbone_lr": self.backbone_lr,
+                "inject_lr": self.inject_lr}
 
     def problems(self) -> list[str]:
         """Why this spec cannot run (empty when it can)."""
@@ -110,8 +114,10 @@ class TrainDetectorSpec:
         if self.backbone is not None and self.backbone not in BACKBONES:
             out.append(f"--backbone {self.backbone!r} is not known; known: "
                        f"{', '.join(BACKBONES)}")
-        if self.backbone_lr is not None and self.backbone_lr <= 0:
-            out.append(f"--backbone-lr must be positive, got {self.backbone_lr}")
+        for name in ("backbone_lr", "inject_lr"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                out.append(f"--{name.replace('_', '-')} must be positive, got {value}")
         if self.backbone is not None and (self.channels or self.head_channels):
             out.append("--backbone with --channels/--head-channels: widen in one run, then add "
                        "the backbone in the next (widening does not know the backbone's layers)")
@@ -194,19 +200,24 @@ def _run_config(spec: TrainDetectorSpec, ckpt: Path | None) -> DetectorConfig:
 
 
 def _param_groups(model: DetectorNet, spec: TrainDetectorSpec) -> list[dict]:
-    """The optimiser's groups: everything but the backbone at `spec.lr`; the backbone's weights
-    at `spec.backbone_lr` when it is trained (the schedule scales both alike), else left out."""
+    """The optimiser's groups: the detector's own layers at `spec.lr`, the 1x1 convolutions
+    that carry the backbone's maps at `spec.inject_lr` (else `spec.lr`), and the backbone's
+    weights at `spec.backbone_lr` when it is trained (else left out, frozen); the schedule
+    scales every group alike."""
     if model.backbone is None:
-        if spec.backbone_lr is not None:
-            raise ValueError("--backbone-lr: this detector has no backbone (give --backbone, "
-                             "or --init a detector that has one)")
+        for name in ("backbone_lr", "inject_lr"):
+            if getattr(spec, name) is not None:
+                raise ValueError(f"--{name.replace('_', '-')}: this detector has no backbone "
+                                 f"(give --backbone, or --init a detector that has one)")
         return [{"params": list(model.parameters())}]
-    own = [p for name, p in model.named_parameters() if not name.startswith("backbone.")]
-    if spec.backbone_lr is None:
-        return [{"params": own}]
-    model.backbone.requires_grad_(True)
-    return [{"params": own}, {"params": list(model.backbone.parameters()),
-                              "lr": spec.backbone_lr}]
+    own = [p for name, p in model.named_parameters()
+           if not name.startswith(("backbone.", "inject."))]
+    groups = [{"params": own},
+              {"params": list(model.inject.parameters()), "lr": spec.inject_lr or spec.lr}]
+    if spec.backbone_lr is not None:
+        model.backbone.requires_grad_(True)
+        groups.append({"params": list(model.backbone.parameters()), "lr": spec.backbone_lr})
+    return groups
 
 
 def _backbone_is_new(spec: TrainDetectorSpec, config: DetectorConfig) -> bool:

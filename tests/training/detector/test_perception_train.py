@@ -268,5 +268,31 @@ def test_backbone_lr_trains_the_backbone_weights_but_keeps_its_imagenet_statisti
     with pytest.raises(ValueError, match="--backbone-lr must be positive"):
         train_detector(_spec(scenes, tmp_path / "x", 2, backbone="mobilenet_v2-half",
                              backbone_lr=0.0))
-    with pytest.raises(ValueError, match="this detector has no backbone"):
+    with pytest.raises(ValueError, match="--backbone-lr: this detector has no backbone"):
         train_detector(_spec(scenes, tmp_path / "y", 2, backbone_lr=1e-3))
+    with pytest.raises(ValueError, match="--inject-lr: this detector has no backbone"):
+        train_detector(_spec(scenes, tmp_path / "z", 2, inject_lr=1e-3))
+    with pytest.raises(ValueError, match="--inject-lr must be positive"):
+        train_detector(_spec(scenes, tmp_path / "w", 2, backbone="mobilenet_v2-half",
+                             inject_lr=-1.0))
+
+
+def test_inject_lr_gives_the_context_convolutions_their_own_rate():
+    import torch
+
+    from training.detector.train import _param_groups
+    from vrs.detector.config import DetectorConfig
+    from vrs.detector.model import DetectorNet
+
+    net = DetectorNet(DetectorConfig(backbone="mobilenet_v2-half"))
+    groups = _param_groups(net, _spec(Path("d"), Path("o"), 2, lr=1e-4, inject_lr=1e-3))
+    inject = {id(p) for p in net.inject.parameters()}
+    assert [g.get("lr") for g in groups] == [None, 1e-3]  # None: the optimiser's lr
+    assert {id(p) for p in groups[1]["params"]} == inject
+    assert not inject & {id(p) for p in groups[0]["params"]}
+    assert not any(p.requires_grad for p in net.backbone.parameters())
+    opt = torch.optim.AdamW(groups, lr=1e-4)
+    assert [g["lr"] for g in opt.param_groups] == [1e-4, 1e-3]
+    both = _param_groups(DetectorNet(DetectorConfig(backbone="mobilenet_v2-half")),
+                         _spec(Path("d"), Path("o"), 2, backbone_lr=2e-5))
+    assert [g.get("lr") for g in both] == [None, 2e-3, 2e-5]  # inject at --lr by default
