@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from datagen.held_out_palettes import (
+from datagen.held_out_drawn_palettes import (
     BAMBOO_PALETTE,
     CARPET_PALETTE,
     CONCRETE_PALETTE,

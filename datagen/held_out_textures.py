@@ -1,0 +1,123 @@
+"""Shades of the held-out looks' tables (issue 27): one function per look, each a texture no
+`random` table draws, so that a look's figure measures transfer to a table never trained on.
+`textures.table_texture` multiplies the table's colour by the shade these return.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from datagen.drawn_textures import smooth_noise
+
+
+def _leather(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a hide: thin dark creases, fine grain and broad worn patches."""
+    creases = np.abs(smooth_noise(rng, size, 48)) < 0.04
+    return (1.0 + 0.06 * smooth_noise(rng, size, 96) + 0.18 * smooth_noise(rng, size, 5)
+            - 0.25 * creases).astype(np.float32)
+
+
+def _lacquer(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a polished top: faint streaks 16 texels wide along one axis."""
+    rows = np.repeat(rng.uniform(-1.0, 1.0, (size // 16, 1)), 16, axis=0)[:size]
+    return (1.0 + 0.08 * rows + 0.05 * smooth_noise(rng, size, 12)).astype(np.float32)
+
+
+def _brushed(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of brushed metal: a streak per texel row (along one axis), a broad sheen, and a
+    few long scratches."""
+    rows = rng.normal(0.0, 0.05, (size, 1))
+    scratches = np.zeros((size, size), np.float32)
+    for row in rng.integers(0, size, 12):
+        scratches[row, :] = 0.15
+    return (1.0 + rows + 0.1 * smooth_noise(rng, size, 3) + scratches).astype(np.float32)
+
+
+def _slate(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of cleft slate: layers about a block wide along one axis, gently warped, a
+    fine grain, and pale mineral streaks along the layers."""
+    profile = smooth_noise(rng, size, 40)[:, 0]  # one value per texel row
+    warp = (size / 50 * smooth_noise(rng, size, 3)).astype(int)  # about 30 cm at most
+    layers = profile[(np.arange(size)[:, None] + warp) % size]
+    streaks = np.abs(layers - rng.uniform(-0.5, 0.5)) < 0.015
+    return (1.0 + 0.1 * layers + 0.03 * smooth_noise(rng, size, 200)
+            + 0.3 * streaks).astype(np.float32)
+
+
+def _linen(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a coarse linen cloth: threads of uneven thickness along both axes (a shade per
+    texel row and per column), a one-texel plain weave, and a few thick slubs."""
+    rows = rng.normal(0.0, 0.04, (size, 1))
+    cols = rng.normal(0.0, 0.04, (1, size))
+    yy, xx = np.mgrid[0:size, 0:size]
+    weave = np.where((xx + yy) % 2 == 0, 0.03, -0.03)
+    slubs = np.zeros((size, size), np.float32)
+    for row in rng.integers(0, size, 40):
+        start = int(rng.integers(0, size))
+        slubs[row, start:start + int(rng.integers(8, 40))] = 0.12
+    return (1.0 + rows + cols + weave + slubs).astype(np.float32)
+
+
+def _bamboo(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a bamboo slat top: slats two texels wide along one axis, each its own shade,
+    dark one-texel gaps between them, and a pale node across each slat now and then."""
+    slat = np.arange(size) // 3  # two texels of slat and one of gap per 3
+    shade = np.repeat(rng.uniform(0.9, 1.1, size // 3 + 1)[slat][None, :], size, axis=0)
+    shade[:, np.arange(size) % 3 == 2] = 0.55
+    for col in range(0, size, 3):
+        for row in rng.integers(0, size, 6):
+            shade[row, col:col + 2] = 1.2
+    return shade.astype(np.float32)
+
+
+def _parquet(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a basket-weave oak parquet: squares of 20 texels (31 cm), each four slats 5
+    texels (8 cm) wide, turned a quarter between neighbouring squares; each slat its own
+    shade with a faint grain along it, and dark one-texel seams between slats and squares."""
+    cell, slat = 20, 5
+    yy, xx = np.mgrid[0:size, 0:size]
+    turned = (yy // cell + xx // cell) % 2 == 1
+    across = np.where(turned, xx % cell, yy % cell)  # the position across a square's slats
+    along = np.where(turned, yy, xx)
+    index = ((yy // cell) * (size // cell + 1) + xx // cell) * (cell // slat) + across // slat
+    shades = rng.normal(0.0, 0.07, int(index.max()) + 1)
+    phases = rng.uniform(0.0, 2 * np.pi, int(index.max()) + 1)
+    seam = (across % slat == 0) | (along % cell == 0)
+    return (1.0 + shades[index] + 0.04 * np.sin(0.9 * along + phases[index])
+            - 0.25 * seam).astype(np.float32)
+
+
+def _concrete(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of polished concrete: broad cloudy mottling, dark pores of one texel (4%),
+    aggregate flecks lighter and darker (3%), and a few hairline cracks that wander."""
+    shade = 1.0 + 0.07 * smooth_noise(rng, size, 4) + 0.04 * smooth_noise(rng, size, 40)
+    draw = rng.random((size, size))
+    shade = shade - 0.3 * (draw < 0.04) + 0.15 * ((draw >= 0.04) & (draw < 0.055)) \
+        - 0.15 * ((draw >= 0.055) & (draw < 0.07))
+    for _ in range(6):
+        row, col = (float(v) for v in rng.uniform(0, size, 2))
+        heading = rng.uniform(0, 2 * np.pi)
+        for _ in range(int(rng.integers(size // 8, size // 3))):
+            heading += rng.normal(0.0, 0.25)
+            row, col = (row + np.sin(heading)) % size, (col + np.cos(heading)) % size
+            shade[int(row), int(col)] -= 0.25
+    return shade.astype(np.float32)
+
+
+def _carpet(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of loop-pile carpet tiles 32 texels (50 cm) square: rows of loops one texel apart
+    along the pile, each tile laid a quarter turn from its neighbours (so it reads a shade
+    lighter or darker), a speckle of darker tufts, and a thin seam between tiles."""
+    tile = 32
+    yy, xx = np.mgrid[0:size, 0:size]
+    turned = (yy // tile + xx // tile) % 2 == 1
+    loops = np.where(turned, xx % 2, yy % 2) * 0.06
+    shade = 1.0 + np.where(turned, 0.06, -0.06) + loops + rng.normal(0.0, 0.05, (size, size))
+    shade -= 0.2 * (rng.random((size, size)) < 0.05)
+    seam = (yy % tile == 0) | (xx % tile == 0)
+    return (shade - 0.15 * seam).astype(np.float32)
+
+
+HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
+                   "slate": _slate, "linen": _linen, "bamboo": _bamboo,
+                   "parquet": _parquet, "concrete": _concrete, "carpet": _carpet}
