@@ -1,6 +1,12 @@
 """Shades of the held-out looks' tables (issue 27): one function per look, each a texture no
 `random` table draws, so that a look's figure measures transfer to a table never trained on.
-`textures.table_texture` multiplies the table's colour by the shade these return.
+`textures.table_texture` multiplies the table's colour by the shade these return: `leather`
+(a saturated dark hide with creases and worn patches: the library look), `lacquer` (near-black
+gloss with faint streaks: piano), `brushed` (streaked metal: steel), `slate` (cleft layers:
+slate), `linen` (a coarse woven cloth: linen), `bamboo` (slats with gaps: bamboo), `parquet`
+(a basket-weave of oak slats: parquet), `concrete` (polished concrete with pores, aggregate
+and hairline cracks: concrete), `carpet` (loop-pile carpet tiles, each laid a quarter turn
+from its neighbours: carpet).
 """
 
 from __future__ import annotations
