@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.fusion import fuse_conv_bn_eval
 
-from vrs.detector.model import DetectorNet, backbone_context
+from vrs.detector.model import DetectorNet, add_context, backbone_context
 
 
 def fused_for_inference(model: DetectorNet) -> DetectorNet:
@@ -84,15 +84,6 @@ class FastDetector(nn.Module):
         self._const: dict[tuple, torch.Tensor] = {}  # by (H, W, device, dtype)
         self.eval().to(memory_format=torch.channels_last)
 
-    def _add_context(self, stage: int, x: torch.Tensor, context: list[torch.Tensor]
-                     ) -> torch.Tensor:
-        """`x` plus the backbone maps `DetectorNet` adds after this encoder stage."""
-        for tap, conv, into in zip(context, self.inject, self.tap_stage, strict=True):
-            if into == stage:
-                x = x + F.interpolate(conv(tap), size=x.shape[-2:], mode="bilinear",
-                                      align_corners=False)
-        return x
-
     def _stem_constant(self, h: int, w: int) -> torch.Tensor:
         """(1, c0, H/s, W/s): the stem's response to the -1 offset and the coordinate
         channels, which depend on the image size alone (and where the weights live)."""
@@ -112,11 +103,11 @@ class FastDetector(nn.Module):
         h, w = image.shape[-2:]
         x = image.contiguous(memory_format=torch.channels_last)
         context = backbone_context(self.backbone, image)
-        x = self._add_context(0, self.stem_rest(self.stem_rgb(x) + self._stem_constant(h, w)),
-                              context)
+        x = add_context(self.stem_rest(self.stem_rgb(x) + self._stem_constant(h, w)), 0,
+                        context, self.inject, self.tap_stage)
         skips = [x]
         for i, stage in enumerate(self.stages, start=1):
-            x = self._add_context(i, stage(x), context)
+            x = add_context(stage(x), i, context, self.inject, self.tap_stage)
             skips.append(x)
         last = len(self.ups_up) - 1
         for i, (conv_up, conv_skip) in enumerate(zip(self.ups_up, self.ups_skip, strict=True)):

@@ -5,6 +5,8 @@ size depend on where it is in a perspective image. A patchify stem goes straight
 stride (the images are flat-shaded: a 2x2 patch is enough to see color and edges), then an
 encoder down to stride 16 for context (is this blob a block in a bowl or a bowl?) and a
 decoder back to the output stride with skip connections. ~0.48 GMAC per 320x240 image.
+Optionally (`config.backbone`) an ImageNet-pretrained context stem adds its maps into the
+encoder (backbone.py; `add_context`).
 """
 
 from __future__ import annotations
@@ -94,11 +96,7 @@ class DetectorNet(nn.Module):
         context = backbone_context(self.backbone, image)
         skips = []
         for i, stage in enumerate(self.stages):
-            x = stage(x)
-            for tap, conv, into in zip(context, self.inject, self.tap_stage, strict=True):
-                if into == i:
-                    x = x + F.interpolate(conv(tap), size=x.shape[-2:], mode="bilinear",
-                                          align_corners=False)
+            x = add_context(stage(x), i, context, self.inject, self.tap_stage)
             skips.append(x)
         for i, up in enumerate(self.ups):
             skip = skips[len(skips) - 2 - i]
@@ -114,3 +112,14 @@ def backbone_context(backbone: nn.Module | None, image: torch.Tensor) -> list[to
     small = F.interpolate(image, scale_factor=1 / BACKBONE_DOWNSCALE, mode="bilinear",
                           align_corners=False, antialias=True)
     return backbone(small)
+
+
+def add_context(x: torch.Tensor, stage: int, context: list[torch.Tensor], inject: nn.ModuleList,
+                tap_stage: tuple[int, ...]) -> torch.Tensor:
+    """`x`, the output of encoder stage `stage`, plus the backbone maps that go into it, each
+    through its 1x1 convolution and resized to `x` (the training and the inference forms)."""
+    for tap, conv, into in zip(context, inject, tap_stage, strict=True):
+        if into == stage:
+            x = x + F.interpolate(conv(tap), size=x.shape[-2:], mode="bilinear",
+                                  align_corners=False)
+    return x
