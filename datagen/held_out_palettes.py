@@ -7,6 +7,15 @@ look functions, and they kept `held_out_looks` within the size every datagen mod
 
 from __future__ import annotations
 
+# The palettes of the looks drawn from one `random` seed (held_out_drawn_looks.py) live in
+# their own module; re-exported here, where every held-out palette is looked up.
+from datagen.held_out_drawn_palettes import (  # noqa: F401
+    BAMBOO_PALETTE,
+    CARPET_PALETTE,
+    CONCRETE_PALETTE,
+    PARQUET_PALETTE,
+)
+
 # The foreign look's palette: the colour most often given each name in the xkcd colour survey
 # (Munroe, 2010: the published "most common names" RGB values), one designer's choice unlike
 # CLIPort's muted Tableau one. Written down before any model saw it; the colour ranges
@@ -204,12 +213,3 @@ LINEN_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (240, 238, 232),
     "gray": (138, 140, 143),
 }
-
-# The palettes of the looks drawn from one `random` seed (held_out_drawn_looks.py) live in
-# their own module; re-exported here, where every held-out palette is looked up.
-from datagen.held_out_drawn_palettes import (  # noqa: E402, F401
-    BAMBOO_PALETTE,
-    CARPET_PALETTE,
-    CONCRETE_PALETTE,
-    PARQUET_PALETTE,
-)

@@ -56,11 +56,12 @@ class InvertedResidual(nn.Module):
 
 
 class MobileNetV2Features(nn.Module):
-    """RGB in 0-255 -> the feature maps of `TAPS`, finest first. Frozen by default: its weights
-    take no gradient and its batch norms keep ImageNet's statistics (`train()` leaves them in
-    eval mode), because a fine-tune on rendered tables is what would wash out what it knows."""
+    """RGB in 0-255 -> the feature maps of `TAPS`, finest first. Its weights take no gradient
+    (training may opt in: `train detector --backbone-lr`) and its batch norms always keep
+    ImageNet's statistics (`train()` leaves them in eval mode): batch statistics of rendered
+    tables are what would wash out what it learned from photographs."""
 
-    def __init__(self, frozen: bool = True) -> None:
+    def __init__(self) -> None:
         super().__init__()
         layers: list[nn.Module] = [_conv_bn(3, 32, 3, 2)]
         cin = 32
@@ -69,14 +70,12 @@ class MobileNetV2Features(nn.Module):
                 layers.append(InvertedResidual(cin, c, s if i == 0 else 1, t))
                 cin = c
         self.features = nn.Sequential(*layers[:LAST + 1])
-        self.frozen = frozen
         self.register_buffer("mean", torch.tensor(MEAN).view(1, 3, 1, 1) * 255, persistent=False)
         self.register_buffer("std", torch.tensor(STD).view(1, 3, 1, 1) * 255, persistent=False)
-        if frozen:
-            self.requires_grad_(False)
+        self.requires_grad_(False)
 
     def train(self, mode: bool = True) -> MobileNetV2Features:
-        super().train(mode and not self.frozen)
+        super().train(False)
         return self
 
     def forward(self, image: torch.Tensor) -> list[torch.Tensor]:

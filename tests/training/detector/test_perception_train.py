@@ -234,6 +234,9 @@ def test_a_backbone_run_loads_imagenet_weights_once_and_records_it(scenes, tmp_p
     assert all(torch.equal(a, b) for a, b in zip(run.backbone.state_dict().values(),
                                                  imagenet.state_dict().values(), strict=True))
     assert _spec(scenes, tmp_path, 2, backbone="mobilenet_v2-half").recorded()["backbone"]
+    resumed = train_detector(_spec(scenes, tmp_path / "bb", 4, init=tmp_path / "base",
+                                   backbone="mobilenet_v2-half", resume=True))
+    assert resumed["start_step"] == 2 and fetched == ["mobilenet_v2-half"]  # from its checkpoint
     train_detector(_spec(scenes, tmp_path / "again", 2, init=tmp_path / "bb"))
     assert fetched == ["mobilenet_v2-half"]  # the init's stem came with it
     assert load_checkpoint(tmp_path / "again").config.backbone == "mobilenet_v2-half"

