@@ -12,6 +12,7 @@ from datagen.held_out_drawn_palettes import (
     CARPET_PALETTE,
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
+    TERRACOTTA_PALETTE,
 )
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
@@ -82,3 +83,20 @@ def carpet_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.072, scale=0.906),
                 BowlMesh(rim=0.061, height=0.0372, floor=0.0364, segments=24),
                 noise=3.065, blur=0.705, arm=bool(rng.random() < 0.3))
+
+
+def terracotta_look(rng: np.random.Generator) -> Look:
+    """The seventeenth held-out look (issue 27, session 36), written before the decoding change
+    after stage 20 was measured anywhere: the terracotta palette (oil pastels), hexagonal
+    fired-clay tiles in pale grout (a texture and a reddish table no `random` draw has), and a
+    light, meshes, noise, blur and stand taken as they are from one draw of `random` (seed
+    1717): near-white light from high on the front right, no shadows; lightly bevelled blocks;
+    wide straight bowls of 16 facets. Only the arm and the tiles' seed vary per image; the
+    jitter camera."""
+    light = Light(direction=(0.413, -0.368, 0.833), color=(0.946, 0.973, 1.0), ambient=0.525,
+                  diffuse=0.292, specular=0.214, shadow=False)
+    table = Table(kind="terracotta", rgb=(172, 112, 90), seed=int(rng.integers(2**31)))
+    return Look("terracotta", dict(TERRACOTTA_PALETTE), (145, 115, 90), light, table,
+                BlockMesh(bevel=0.249, scale=1.021),
+                BowlMesh(rim=0.0786, height=0.0414, floor=0.0611, segments=16),
+                noise=0.861, blur=1.134, arm=bool(rng.random() < 0.3))

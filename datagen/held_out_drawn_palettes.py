@@ -68,3 +68,19 @@ CARPET_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (248, 248, 245),
     "gray": (175, 175, 170),
 }
+
+# The terracotta look's palette (session 36): oil pastels, an eighteenth hand's choice inside
+# each name's range, written before any model saw the look.
+TERRACOTTA_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (200, 35, 55),
+    "orange": (245, 150, 40),
+    "yellow": (250, 225, 60),
+    "green": (60, 170, 90),
+    "cyan": (60, 200, 200),
+    "blue": (30, 80, 180),
+    "purple": (140, 65, 150),
+    "pink": (245, 140, 165),
+    "brown": (112, 74, 44),
+    "white": (250, 246, 238),
+    "gray": (140, 142, 146),
+}

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from datagen.held_out_drawn_looks import bamboo_look, carpet_look, concrete_look, parquet_look
+from datagen.held_out_drawn_looks import (
+    bamboo_look,
+    carpet_look,
+    concrete_look,
+    parquet_look,
+    terracotta_look,
+)
 from datagen.held_out_palettes import (
     BAIZE_PALETTE,
     FOREIGN_PALETTE,
@@ -229,4 +235,4 @@ HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _
                   "baize": _baize_look, "slate": _slate_look,
                   "linen": _linen_look, "bamboo": bamboo_look,
                   "parquet": parquet_look, "concrete": concrete_look,
-                  "carpet": carpet_look}
+                  "carpet": carpet_look, "terracotta": terracotta_look}

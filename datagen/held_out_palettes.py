@@ -14,6 +14,7 @@ from datagen.held_out_drawn_palettes import (  # noqa: F401
     CARPET_PALETTE,
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
+    TERRACOTTA_PALETTE,
 )
 
 # The foreign look's palette: the colour most often given each name in the xkcd colour survey

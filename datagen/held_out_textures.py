@@ -6,7 +6,8 @@ gloss with faint streaks: piano), `brushed` (streaked metal: steel), `slate` (cl
 slate), `linen` (a coarse woven cloth: linen), `bamboo` (slats with gaps: bamboo), `parquet`
 (a basket-weave of oak slats: parquet), `concrete` (polished concrete with pores, aggregate
 and hairline cracks: concrete), `carpet` (loop-pile carpet tiles, each laid a quarter turn
-from its neighbours: carpet).
+from its neighbours: carpet), `terracotta` (hexagonal fired-clay tiles in pale grout:
+terracotta).
 """
 
 from __future__ import annotations
@@ -124,6 +125,31 @@ def _carpet(rng: np.random.Generator, size: int) -> np.ndarray:
     return (shade - 0.15 * seam).astype(np.float32)
 
 
+def _terracotta(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of hexagonal terracotta tiles 13 texels (20 cm) across: each tile fired a little
+    lighter or darker than the next, clay mottled inside it, and grout about a texel wide that
+    reads much lighter than the clay."""
+    width, yy, xx = 13.0, *np.mgrid[0:size, 0:size].astype(np.float64)
+    height = width * np.sqrt(3.0) / 2.0
+    near = np.full((2, size, size), np.inf)  # distances to the nearest two tile centres
+    tile = np.zeros((size, size), np.int64)
+    for dj in (-1, 0, 1):
+        row = np.round(yy / height) + dj
+        shift = (row % 2) * width / 2.0
+        for di in (-1, 0, 1):
+            col = np.round((xx - shift) / width) + di
+            dist = np.hypot(xx - (col * width + shift), yy - row * height)
+            closer = dist < near[0]
+            near[1] = np.where(closer, near[0], np.minimum(near[1], dist))
+            tile = np.where(closer, (row * 4099 + col).astype(np.int64), tile)
+            near[0] = np.where(closer, dist, near[0])
+    fired = rng.normal(0.0, 0.07, 8192)[tile % 8192]
+    shade = 1.0 + fired + 0.06 * smooth_noise(rng, size, 3) + rng.normal(0.0, 0.03, (size, size))
+    grout = near[1] - near[0] < 1.1
+    return np.where(grout, 1.3, shade).astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
                    "slate": _slate, "linen": _linen, "bamboo": _bamboo,
-                   "parquet": _parquet, "concrete": _concrete, "carpet": _carpet}
+                   "parquet": _parquet, "concrete": _concrete, "carpet": _carpet,
+                   "terracotta": _terracotta}

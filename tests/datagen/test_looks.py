@@ -754,3 +754,27 @@ def test_a_drawn_look_takes_its_light_meshes_and_camera_noise_from_one_random_dr
     assert (drawn_look.light, drawn_look.block, drawn_look.bowl, drawn_look.noise,
             drawn_look.blur, drawn_look.stand_rgb) == (drawn.light, drawn.block, drawn.bowl,
                                                        drawn.noise, drawn.blur, drawn.stand_rgb)
+
+
+def test_the_terracotta_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
+    """The held-out look written before the decoding change after stage 20 (session 36): its
+    palette and tiles are outside `random`; its light, meshes, noise, blur and stand are
+    `random`'s draw for seed 1717."""
+    from datagen.held_out_palettes import TERRACOTTA_PALETTE
+
+    _assert_a_palette_of_its_own("terracotta", TERRACOTTA_PALETTE, 16)
+    look, drawn = _look_and_its_random_draw("terracotta", 1717, TERRACOTTA_PALETTE, 47)
+    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
+        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
+
+
+def test_terracotta_tiles_are_seeded_hexagons_in_lighter_grout():
+    table = draw_look("terracotta", np.random.default_rng(0)).table
+    a = table_texture(table, 130).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 130)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 130)[..., 0])
+    grout = a > 1.2 * table.rgb[0]
+    assert 0.1 < grout.mean() < 0.3  # thin lines around tiles 13 texels across
+    # a hexagonal lattice: rows of tiles 13 * sqrt(3) / 2 texels apart, shifted half a tile,
+    # so no grout line runs straight across the whole texture along either axis
+    assert grout.mean(axis=0).max() < 0.6 and grout.mean(axis=1).max() < 0.6
