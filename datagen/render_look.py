@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy.spatial import ConvexHull
 
-from datagen import drawn_textures, textures
+from datagen import drawn_textures, held_out_textures, textures
 from datagen.looks import BlockMesh, BowlMesh, Look, Table, draw_look
 from datagen.render_pybullet import RenderedImage, camera_for, place_arm, scene_for_camera
 from datagen.scenes import SampledState
@@ -237,7 +237,8 @@ def _evict_textures(folder: Path, keep: int) -> None:
 
 @functools.cache
 def _texture_code_digest() -> str:
-    code = b"".join(Path(m.__file__).read_bytes() for m in (textures, drawn_textures))
+    code = b"".join(Path(m.__file__).read_bytes() for m in (textures, drawn_textures,
+                                                          held_out_textures))
     return hashlib.sha1(code).hexdigest()[:12]
 
 
