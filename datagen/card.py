@@ -23,9 +23,7 @@ VARIANT_TEXT = {
               "keeps its name at 0.55 of the value); light direction (20-90 degrees up, any "
               "azimuth), white balance +-22%, ambient 0.4-0.85, diffuse 0.15-0.55, specular "
               "0-0.3, shadows in half the images; the table " + "/".join(TABLE_KINDS) +
-              " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5, and on half "
-              "the tables 4-30 decals per square metre (flat squares 2-5 cm across in block "
-              "colours, since session 36); blocks "
+              " with a dark-to-pale colour (value 0.15-0.85) of saturation 0-0.5; blocks "
               "chamfered by 0-50% of "
               "their half size and scaled 0.75-1.15; bowls of rim radius 5.5-7.9 cm, height "
               "2.2-5 cm, straight or (half of them) curved walls, 8-48 facets; the jitter "

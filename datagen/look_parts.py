@@ -34,9 +34,6 @@ class Table:
     kind: str = "plain"  # plain | wood | noise | tiles
     rgb: tuple[int, int, int] = (92, 89, 84)
     seed: int = 0
-    # Flat chips of block colours and a block's size painted on it, per square metre
-    # (`random` since session 36; 0: none): a coloured blob on the table is not a block.
-    decals: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ colour's value, so the boxes are also kept apart from each other's darker shades
 from __future__ import annotations
 
 import colorsys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -164,13 +164,9 @@ def _random_look(rng: np.random.Generator) -> Look:
                     floor=_round3(rng.uniform(0.032, rim - 0.01), 4),
                     segments=int(rng.choice([8, 10, 12, 16, 24, 32, 48])),
                     curved=bool(rng.random() < 0.5))
-    look = Look("random", colors, STAND_RANGE.draw(rng), light, table, block, bowl,
+    return Look("random", colors, STAND_RANGE.draw(rng), light, table, block, bowl,
                 noise=_round3(rng.uniform(0.0, 6.0)), blur=_round3(rng.uniform(0.0, 1.2)),
                 arm=bool(rng.random() < 0.3), exposure=_draw_exposure(rng))
-    # Decals on half the tables (session 36; drawn last, so every earlier draw of a seed is as
-    # it was): 4-30 flat block-coloured squares per square metre (textures._decals).
-    decals = _round3(rng.uniform(4.0, 30.0)) if rng.random() < 0.5 else 0.0
-    return replace(look, table=replace(table, decals=decals))
 
 
 def _draw_exposure(rng: np.random.Generator) -> float:

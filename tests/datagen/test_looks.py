@@ -19,7 +19,6 @@ from datagen.looks import (
     TABLE_RANGE,
     BlockMesh,
     HSVRange,
-    Table,
     draw_look,
     hsv_of,
 )
@@ -780,30 +779,3 @@ def test_terracotta_tiles_are_seeded_hexagons_in_lighter_grout():
     # so no grout line runs straight across the whole texture along either axis
     assert grout.mean(axis=0).max() < 0.6 and grout.mean(axis=1).max() < 0.6
 
-
-def test_decals_are_block_coloured_squares_on_a_seeded_stream_of_their_own():
-    """`random`'s decals (session 36): flat squares in the colours blocks have, painted after
-    the pattern from their own stream, so a table without decals is drawn as before."""
-    from datagen.textures import TEXEL_M
-
-    bare = Table(kind="plain", rgb=(90, 90, 90), seed=5)
-    a = table_texture(bare, 256)
-    b = table_texture(replace(bare, decals=30.0), 256)
-    assert np.array_equal(b, table_texture(replace(bare, decals=30.0), 256))  # seeded
-    changed = (a != b).any(axis=2)
-    assert np.array_equal(a[~changed], b[~changed])  # the pattern itself is untouched
-    # about 30 per square metre of 1-3 texel squares: a few per cent of the texels
-    area = (256 * TEXEL_M) ** 2
-    assert 0.3 * 30 * area < changed.sum() < 8 * 30 * area
-    painted = b[changed].astype(int)
-    named = sum(any(COLOR_RANGES[n].contains(tuple(p)) for n in COLOR_RANGES) for p in painted)
-    assert named > 0.5 * len(painted)  # the rest: the darker shade, outside the ranges
-
-
-def test_random_draws_decals_on_about_half_its_tables_and_last():
-    tables = [draw_look("random", np.random.default_rng(i)).table for i in range(200)]
-    with_decals = [t.decals for t in tables if t.decals > 0]
-    assert 70 < len(with_decals) < 130 and all(4.0 <= d <= 30.0 for d in with_decals)
-    # drawn after everything else: the rest of seed 1717's draw is the terracotta look's
-    assert draw_look("random", np.random.default_rng(1717)).light == \
-        draw_look("terracotta", np.random.default_rng(0)).light
