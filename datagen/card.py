@@ -146,7 +146,8 @@ VARIANT_TEXT = {
               "the jitter camera, blur 0.7 px, noise 3.1; the arm in view in 30% of the "
               "images. An evaluation set: never put it in a training mixture",
     "terracotta": "a SEVENTEENTH held-out look (issue 27, session 36, written before the "
-                  "decoding change after stage 20 was measured anywhere), whose palette and "
+                  "change after stage 20, stage 22's decals, was measured anywhere), whose "
+                  "palette and "
                   "table the `random` variant does not draw: an eighteenth palette (oil "
                   "pastels), hexagonal terracotta tiles in pale grout; a light, meshes, noise, "
                   "blur and stand taken from one draw of `random` (seed 1717): near-white "

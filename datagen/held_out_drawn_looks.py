@@ -86,13 +86,13 @@ def carpet_look(rng: np.random.Generator) -> Look:
 
 
 def terracotta_look(rng: np.random.Generator) -> Look:
-    """The seventeenth held-out look (issue 27, session 36), written before the decoding change
-    after stage 20 was measured anywhere: the terracotta palette (oil pastels), hexagonal
-    fired-clay tiles in pale grout (a texture and a reddish table no `random` draw has), and a
-    light, meshes, noise, blur and stand taken as they are from one draw of `random` (seed
-    1717): near-white light from high on the front right, no shadows; lightly bevelled blocks;
-    wide straight bowls of 16 facets. Only the arm and the tiles' seed vary per image; the
-    jitter camera."""
+    """The seventeenth held-out look (issue 27, session 36), written before the change after
+    stage 20 (stage 22's decals) was measured anywhere: the terracotta palette (oil pastels),
+    hexagonal fired-clay tiles in pale grout (a texture and a reddish table no `random` draw
+    has), and a light, meshes, noise, blur and stand taken as they are from one draw of
+    `random` (seed 1717): near-white light from high on the front right, no shadows; lightly
+    bevelled blocks; wide straight bowls of 16 facets. Only the arm and the tiles' seed vary
+    per image; the jitter camera."""
     light = Light(direction=(0.413, -0.368, 0.833), color=(0.946, 0.973, 1.0), ambient=0.525,
                   diffuse=0.292, specular=0.214, shadow=False)
     table = Table(kind="terracotta", rgb=(172, 112, 90), seed=int(rng.integers(2**31)))

@@ -111,7 +111,7 @@ SUITES: dict[str, VqaSuite] = {
     # it, for the change after stage 20; its light, meshes, noise, blur and stand are one draw
     # of `random` (seed 1616).
     "carpet": _look_suite("carpet", 1_060_000),
-    # `terracotta` (session 36): written before the decoding change after stage 20 was
+    # `terracotta` (session 36): written before the change after stage 20 (decals) was
     # measured anywhere; its light, meshes, noise, blur and stand are one draw of `random`
     # (seed 1717).
     "terracotta": _look_suite("terracotta", 1_070_000),

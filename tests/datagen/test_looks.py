@@ -757,7 +757,7 @@ def test_a_drawn_look_takes_its_light_meshes_and_camera_noise_from_one_random_dr
 
 
 def test_the_terracotta_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
-    """The held-out look written before the decoding change after stage 20 (session 36): its
+    """The held-out look written before the change after stage 20 (session 36): its
     palette and tiles are outside `random`; its light, meshes, noise, blur and stand are
     `random`'s draw for seed 1717."""
     from datagen.held_out_palettes import TERRACOTTA_PALETTE
