@@ -12,6 +12,7 @@ from datagen.held_out_drawn_palettes import (
     CARPET_PALETTE,
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
+    PEBBLES_PALETTE,
     TERRACOTTA_PALETTE,
 )
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
@@ -100,3 +101,20 @@ def terracotta_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.249, scale=1.021),
                 BowlMesh(rim=0.0786, height=0.0414, floor=0.0611, segments=16),
                 noise=0.861, blur=1.134, arm=bool(rng.random() < 0.3))
+
+
+def pebbles_look(rng: np.random.Generator) -> Look:
+    """The eighteenth held-out look (issue 27, session 36), written after terracotta was
+    measured, for the next change (not chosen when it was written): the pebbles palette
+    (screen-printing inks), river pebbles about a block's size set in dark mortar (a texture
+    no `random` table has), and a light, meshes, noise, blur and stand taken as they are from
+    one draw of `random` (seed 1818): slightly warm light from high in front, no shadows;
+    strongly bevelled blocks; curved bowls of 24 facets. Only the arm and the pebbles' seed
+    vary per image; the jitter camera."""
+    light = Light(direction=(0.06, -0.458, 0.887), color=(1.0, 0.948, 0.896), ambient=0.483,
+                  diffuse=0.447, specular=0.153, shadow=False)
+    table = Table(kind="pebbles", rgb=(150, 140, 125), seed=int(rng.integers(2**31)))
+    return Look("pebbles", dict(PEBBLES_PALETTE), (145, 118, 93), light, table,
+                BlockMesh(bevel=0.491, scale=1.038),
+                BowlMesh(rim=0.0578, height=0.0322, floor=0.0358, segments=24, curved=True),
+                noise=0.824, blur=0.609, arm=bool(rng.random() < 0.3))

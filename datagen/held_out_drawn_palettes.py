@@ -84,3 +84,19 @@ TERRACOTTA_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (250, 246, 238),
     "gray": (140, 142, 146),
 }
+
+# The pebbles look's palette (session 36): screen-printing inks, a nineteenth hand's choice
+# inside each name's range, written before any model saw the look.
+PEBBLES_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (215, 25, 35),
+    "orange": (250, 135, 25),
+    "yellow": (252, 220, 20),
+    "green": (35, 150, 60),
+    "cyan": (30, 180, 205),
+    "blue": (20, 65, 175),
+    "purple": (130, 50, 150),
+    "pink": (250, 150, 180),
+    "brown": (135, 88, 52),
+    "white": (245, 245, 242),
+    "gray": (155, 155, 160),
+}

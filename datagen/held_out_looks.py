@@ -17,6 +17,7 @@ from datagen.held_out_drawn_looks import (
     carpet_look,
     concrete_look,
     parquet_look,
+    pebbles_look,
     terracotta_look,
 )
 from datagen.held_out_palettes import (
@@ -235,4 +236,5 @@ HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _
                   "baize": _baize_look, "slate": _slate_look,
                   "linen": _linen_look, "bamboo": bamboo_look,
                   "parquet": parquet_look, "concrete": concrete_look,
-                  "carpet": carpet_look, "terracotta": terracotta_look}
+                  "carpet": carpet_look, "terracotta": terracotta_look,
+                  "pebbles": pebbles_look}

@@ -14,6 +14,7 @@ from datagen.held_out_drawn_palettes import (  # noqa: F401
     CARPET_PALETTE,
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
+    PEBBLES_PALETTE,
     TERRACOTTA_PALETTE,
 )
 

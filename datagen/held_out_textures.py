@@ -7,7 +7,7 @@ slate), `linen` (a coarse woven cloth: linen), `bamboo` (slats with gaps: bamboo
 (a basket-weave of oak slats: parquet), `concrete` (polished concrete with pores, aggregate
 and hairline cracks: concrete), `carpet` (loop-pile carpet tiles, each laid a quarter turn
 from its neighbours: carpet), `terracotta` (hexagonal fired-clay tiles in pale grout:
-terracotta).
+terracotta), `pebbles` (rounded river pebbles set in dark mortar: pebbles).
 """
 
 from __future__ import annotations
@@ -149,7 +149,31 @@ def _terracotta(rng: np.random.Generator, size: int) -> np.ndarray:
     return np.where(grout, 1.3, shade).astype(np.float32)
 
 
+def _pebbles(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of river pebbles set in dark mortar: one stone per 4-texel (6 cm) cell, its centre
+    anywhere in the cell (so stones 3-10 cm across, about a block's size), each its own shade,
+    lit a little brighter at its middle, and the mortar showing where two stones meet."""
+    cell, yy, xx = 4, *np.mgrid[0:size, 0:size].astype(np.float64)
+    n = size // cell
+    centres = (np.mgrid[0:n, 0:n].transpose(1, 2, 0) + rng.uniform(0.15, 0.85, (n, n, 2))) * cell
+    near = np.full((2, size, size), np.inf)
+    stone = np.zeros((size, size), np.int64)
+    for dj in (-1, 0, 1):
+        for di in (-1, 0, 1):
+            j, i = (yy // cell + dj).astype(int) % n, (xx // cell + di).astype(int) % n
+            cy, cx = centres[j, i, 0], centres[j, i, 1]
+            dist = np.hypot((yy - cy + size / 2) % size - size / 2,
+                            (xx - cx + size / 2) % size - size / 2)
+            closer = dist < near[0]
+            near[1] = np.where(closer, near[0], np.minimum(near[1], dist))
+            stone = np.where(closer, j * n + i, stone)
+            near[0] = np.where(closer, dist, near[0])
+    shade = rng.uniform(0.7, 1.3, n * n)[stone] * (1.1 - 0.05 * near[0])
+    mortar = near[1] - near[0] < 0.45
+    return np.where(mortar, 0.5, shade).astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
                    "slate": _slate, "linen": _linen, "bamboo": _bamboo,
                    "parquet": _parquet, "concrete": _concrete, "carpet": _carpet,
-                   "terracotta": _terracotta}
+                   "terracotta": _terracotta, "pebbles": _pebbles}

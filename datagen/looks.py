@@ -36,7 +36,8 @@ from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
 LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
                  "library", "piano", "steel", "baize", "slate", "linen",
-                 "bamboo", "parquet", "concrete", "carpet", "terracotta")
+                 "bamboo", "parquet", "concrete", "carpet", "terracotta",
+                 "pebbles")
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,10 @@ SUITES: dict[str, VqaSuite] = {
     # measured anywhere; its light, meshes, noise, blur and stand are one draw of `random`
     # (seed 1717).
     "terracotta": _look_suite("terracotta", 1_070_000),
+    # `pebbles` (session 36): written after terracotta was measured, for the next change,
+    # before it was chosen; its light, meshes, noise, blur and stand are one draw of `random`
+    # (seed 1818).
+    "pebbles": _look_suite("pebbles", 1_090_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

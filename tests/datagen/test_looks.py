@@ -779,3 +779,26 @@ def test_terracotta_tiles_are_seeded_hexagons_in_lighter_grout():
     # so no grout line runs straight across the whole texture along either axis
     assert grout.mean(axis=0).max() < 0.6 and grout.mean(axis=1).max() < 0.6
 
+
+
+def test_the_pebbles_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw():
+    """The held-out look written after terracotta was measured (session 36): its palette and
+    pebbles are outside `random`; its light, meshes, noise, blur and stand are `random`'s
+    draw for seed 1818."""
+    from datagen.held_out_palettes import PEBBLES_PALETTE
+
+    _assert_a_palette_of_its_own("pebbles", PEBBLES_PALETTE, 17)
+    look, drawn = _look_and_its_random_draw("pebbles", 1818, PEBBLES_PALETTE, 48)
+    assert (look.light, look.block, look.bowl, look.noise, look.blur, look.stand_rgb) == (
+        drawn.light, drawn.block, drawn.bowl, drawn.noise, drawn.blur, drawn.stand_rgb)
+
+
+def test_pebbles_are_seeded_stones_of_a_blocks_size_in_darker_mortar():
+    table = draw_look("pebbles", np.random.default_rng(0)).table
+    a = table_texture(table, 128).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 128)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 128)[..., 0])
+    mortar = np.isclose(a, round(0.5 * table.rgb[0]), atol=1)
+    assert 0.15 < mortar.mean() < 0.35
+    stones = a[~mortar]
+    assert stones.std() > 0.1 * stones.mean()  # each stone its own shade
