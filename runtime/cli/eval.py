@@ -48,13 +48,14 @@ if TYPE_CHECKING:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Add `eval closed-loop`, `actor`, `vqa`, `oracle`, `parser`, `questions`, `audit`,
-    `grounding` and `preconditions`."""
+    """Add `eval closed-loop`, `actor`, `vqa`, `scene-errors`, `oracle`, `parser`,
+    `questions`, `audit`, `grounding` and `preconditions`."""
     esub = add_group(subparsers, "eval", "evaluations that print rates with 95%% intervals",
                      "eval commands", "TARGET")
     add_closed_loop_parser(esub)
     add_actor_parser(esub)
     add_vqa_parser(esub)
+    add_scene_errors_parser(esub)
     add_oracle_parser(esub)
     add_parser_corpus_parser(esub)
     add_questions_parser(esub)
@@ -438,6 +439,35 @@ def _suite_settings(args: argparse.Namespace) -> VqaSuite | None:
     if args.data is None:
         args.data = prepare_data(suite, progress=not args.json)
     return suite
+
+
+# -- codeplan eval scene-errors ------------------------------------------------------------
+def add_scene_errors_parser(esub: argparse._SubParsersAction) -> None:
+    """Add `scene-errors`: a detector's parsed scenes against the generator's ground truth."""
+    p = esub.add_parser("scene-errors", help="a detector's parsed scenes against the truth: "
+                        "false blocks by where they stand, missed blocks by colour")
+    p.add_argument("--model", default="detector-dr-wide",
+                   help="detector checkpoint dir(s) or shipped names, comma-separated")
+    p.add_argument("--data", type=Path, required=True, help="a `codeplan datagen vqa` output")
+    p.add_argument("--images", type=positive_int, default=None,
+                   help="the first N images of each split (default: all)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_eval_scene_errors)
+
+
+def _eval_scene_errors(args: argparse.Namespace) -> int:
+    """Count and print each model's scene errors."""
+    from runtime.eval.scene_errors import format_errors, scene_errors
+    from vrs.loading import load_reasoner
+
+    results = {}
+    for spec in (m.strip() for m in args.model.split(",") if m.strip()):
+        results[spec] = scene_errors(load_reasoner(spec), args.data, args.images)
+    if args.json:
+        print(json.dumps({"data": str(args.data), "results": results}, indent=2))
+    else:
+        print("\n\n".join(format_errors(m, r) for m, r in results.items()))
+    return 0
 
 
 # -- codeplan eval oracle ------------------------------------------------------------------
