@@ -75,6 +75,16 @@ def test_the_command_reads_a_generated_set_with_a_shipped_detector(small_set, ca
     assert result["missed_blocks"] <= 1 and sum(result["false_blocks"].values()) <= 1
 
 
+def test_images_limits_each_split_and_the_report_names_every_count(small_set, capsys):
+    assert main(["eval", "scene-errors", "--model", "detector", "--data", str(small_set),
+                 "--images", "1"]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith("### detector: 1 images,")
+    for line in ("- block count exactly right:", "- false blocks: bare table",
+                 "- missed blocks:", "- missed by colour:"):
+        assert line in report
+
+
 def test_a_reasoner_without_a_parsed_scene_and_a_folder_without_scenes_are_named(small_set,
                                                                                   tmp_path,
                                                                                   capsys):
