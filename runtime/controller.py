@@ -244,7 +244,12 @@ class Controller:
         self.monitor = make_monitor(mode, lambda: reasoner.name)
         self.toolbox, self.tool_switch = toolbox, tool_switch
         self.watcher = MotionWatcher(toolbox, self._count_look) if mode == WATCH_MODE else None
+        if toolbox is not None:  # the tools see the fixtures before anything moves
+            toolbox.grounded.start_episode(obs)
+            self._count_look()
         self._tools_next: dict[str, tuple[str, ...]] = {}  # block -> tools its redo must use
+        self._tools_failed: dict[str, tuple[str, ...]] = {}  # block -> tools that just failed
+        self._votes: dict[Claim, list[bool | None]] = {}  # the last check's votes per claim
         self._halts: dict[Claim, int] = {}  # halts per step (monitor mode)
         self._missed: dict[Claim, int] = {}  # missing effects per step (symbolic modes)
         self.gate = gate  # ConceptAgent's precondition check before each put, or None
@@ -477,8 +482,11 @@ class Controller:
         except (ValueError, KeyError) as e:
             action, error = None, f"actor: {e}"
         forced = self._tools_next.pop(claim.pick, ())
+        if self.tool_switch:
+            forced += tuple(t for t in self.toolbox.first_tools(instruction) if t not in forced)
+        tools: tuple[str, ...] = ()
         if switch or forced:
-            action = self._with_tools(claim, instruction, action, forced)
+            action, tools = self._with_tools(claim, instruction, action, forced)
         if action is None:
             self.counters.failed_actions += 1
             self.trace.event("action", instruction=instruction, error=error)
@@ -491,6 +499,8 @@ class Controller:
             self.obs = self.env.execute(action)
         result = self.obs.last_action
         self.counters.failed_actions += not result.ok
+        # the arm's own report (the suction found nothing), not ground truth
+        self._tools_failed[claim.pick] = ("grasp",) if "grasp" in tools and not result.ok else ()
         frame = self.trace.frame(self.obs.front_rgb, instruction)
         held = {"holding": self.obs.holding} if getattr(self.obs, "holding", None) else {}
         self.trace.event("action", instruction=instruction, action=action.to_dict(),
@@ -500,18 +510,22 @@ class Controller:
             self._after_halt(claim, halt, action)
 
     def _with_tools(self, claim: Claim, instruction: str, action: PickPlace | None,
-                    forced: tuple[str, ...]) -> PickPlace | None:
+                    forced: tuple[str, ...]) -> tuple[PickPlace | None, tuple[str, ...]]:
         """The learned action with the grounded grasp / place where it disagrees with
-        perception or where a halt asked for one (`forced`); traced as `tool_switch`."""
+        perception or where a halt asked for one (`forced`), and the tools used; traced as
+        `tool_switch`. A grounded grasp that lifted nothing on this block's last try is not
+        used again while the learned pick is there (switching back: the same perceived
+        point would find nothing again — dev pyramid 5200 spent four tries on it)."""
+        avoid = tuple(t for t in self._tools_failed.get(claim.pick, ()) if t not in forced)
         try:
-            choice = self.toolbox.choose(self.obs, instruction, action, forced)
+            choice = self.toolbox.choose(self.obs, instruction, action, forced, avoid)
         except ValueError as e:  # perception does not see the step's objects
             self.trace.event("tool_switch", claim=str(claim), tools=[], reason=str(e))
-            return action
+            return action, ()
         self.counters.tool_uses += bool(choice.tools)
         self.trace.event("tool_switch", claim=str(claim), tools=list(choice.tools),
-                         reason=choice.reason, asked=list(forced))
-        return choice.action
+                         reason=choice.reason, asked=list(forced), avoided=list(avoid))
+        return choice.action, choice.tools
 
     def _after_halt(self, claim: Claim, halt, action: PickPlace) -> None:
         """Record a halt, finish it (the held block put back, or carried on to the perceived
@@ -572,6 +586,7 @@ class Controller:
             failed = [c for c, ok in zip(claims, self._check(claims), strict=True) if not ok]
             if not failed:
                 return
+            failed = _top_first(failed, self._votes)
             moved: list[Claim] = []  # redone or waiting in this round
             for claim in failed:
                 waits = any(_builds_on(claim, earlier) for earlier in moved)
@@ -595,6 +610,7 @@ class Controller:
         texts = [[next(answers) for _ in c.questions()] for c in claims]
         votes = [[self._vote(a) for a in t] for t in texts]
         believed = _believed(claims, votes, _missing(a for t in texts for a in t))
+        self._votes = dict(zip(claims, votes, strict=True))
         unseen = [str(c) for c, v in zip(claims, votes, strict=True) if None in v]
         truth = [self._ground_truth(c.instruction()).get("holds") for c in claims]
         if any(t is not None for t in truth) or unseen:  # truth: for the audit only
@@ -672,13 +688,36 @@ def _believed(claims: list[Claim], votes: list[list[bool | None]],
     both hidden: dev pyramids 5000-5019)."""
     seen = [True in v and False not in v for v in votes]
     under_seen = {t for c, ok in zip(claims, seen, strict=True) if ok for t in c.targets}
+    # A block with a block seen straddling it and its neighbour holds, whatever its own
+    # questions said: the straddle could not hold on a block out of place, and a "no" under
+    # it was mostly the occlusion (dev pyramid 5200: a built pyramid's middle-row block read
+    # as off its supports under the top block, redone, and the pyramid wrecked).
+    under_straddle = {t for c, ok in zip(claims, seen, strict=True)
+                      if ok and len(c.targets) > 1 for t in c.targets}
     covered: set[str] = set()  # hidden blocks under a block seen, or under one so covered
     for i in reversed(range(len(claims))):
         if claims[i].pick not in missing or claims[i].pick in covered:
             covered |= {e.pick for e in claims[:i] if e.pick in claims[i].targets}
-    return [False not in v and (True in v or c.pick in under_seen or c.pick in covered
-                                or (c.relation == "on" and c.pick not in missing))
+    return [c.pick in under_straddle
+            or (False not in v and (True in v or c.pick in under_seen or c.pick in covered
+                                    or (c.relation == "on" and c.pick not in missing)))
             for c, v in zip(claims, votes, strict=True)]
+
+
+def _top_first(failed: list[Claim], votes: dict[Claim, list[bool | None]]) -> list[Claim]:
+    """The failed claims with those under another failed claim's block moved after it (so
+    they wait, `_builds_on`): a block that a failed straddle was seen resting on ("yes" to
+    the question about it) is not lifted out from under that block; the block on top is
+    redone first. Why: a middle-row block read as off its supports under a top block read
+    as off one of them was redone first, pulled from under the top block, and the built
+    pyramid fell (dev pyramid 5200). A failed single-target claim has only a "no", so the
+    order of towers and bowls is unchanged."""
+    def rests_on(upper: Claim, lower: Claim) -> bool:
+        v = votes.get(upper, [])
+        return lower.pick in upper.targets and len(v) == len(upper.targets) \
+            and v[upper.targets.index(lower.pick)] is True
+    under = {c for c in failed if any(rests_on(u, c) for u in failed if u is not c)}
+    return [c for c in failed if c not in under] + [c for c in failed if c in under]
 
 
 def _missing(answers) -> frozenset[str]:

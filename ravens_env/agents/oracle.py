@@ -42,6 +42,10 @@ class SceneActor:
     # slot (the grounded tools: see there).
     next_to_taken = False
 
+    def occupant(self, scene: Scene, slot: tuple[float, float, float]) -> str | None:
+        """The block in a stand slot of `scene`, or None (ground truth: the block there)."""
+        return slot_occupant(scene, slot)
+
     def scene_for(self, obs: Observation) -> Scene:
         raise NotImplementedError
 
@@ -70,7 +74,7 @@ class SceneActor:
         of them is right) and the one `pick` already fills, else the one target point."""
         scene = self.scene_for(obs)
         if place_text == "stand":
-            return [(s[0], s[1]) for s in _free_slots(scene, pick)] or \
+            return [(s[0], s[1]) for s in _free_slots(scene, pick, occupant=self.occupant)] or \
                 [self._place_target(scene, place_text, pick)[0]]
         return [self._place_target(scene, place_text, pick)[0]]
 
@@ -83,7 +87,7 @@ class SceneActor:
         pyramids 5000-5019 with no injected failures: 4 of 20 built)."""
         if text == "stand":
             stand = _lookup(scene, "stand")
-            free = _free_slots(scene, pick, self.next_to_taken)
+            free = _free_slots(scene, pick, self.next_to_taken, self.occupant)
             slot = free[0] if free else stand_slots(stand)[1]
             return (slot[0], slot[1]), stand.yaw
         names = [n.strip() for n in re.split(r"\s+and\s+(?:the\s+)?", text)]
@@ -107,11 +111,13 @@ class OracleActor(SceneActor):
         return self.env.scene(visibility=False)
 
 
-def _free_slots(scene: Scene, pick: str | None = None, next_to_taken: bool = False) -> list:
-    """The stand's base slots that hold no block, the one `pick` fills first, then in slot
-    order or (`next_to_taken`) nearest a taken slot first (slot order among equals)."""
+def _free_slots(scene: Scene, pick: str | None = None, next_to_taken: bool = False,
+                occupant=slot_occupant) -> list:
+    """The stand's base slots that hold no block (`occupant(scene, slot)` is None), the one
+    `pick` fills first, then in slot order or (`next_to_taken`) nearest a taken slot first
+    (slot order among equals)."""
     stand = _lookup(scene, "stand")
-    occupants = [(i, s, slot_occupant(scene, s)) for i, s in enumerate(stand_slots(stand)[:3])]
+    occupants = [(i, s, occupant(scene, s)) for i, s in enumerate(stand_slots(stand)[:3])]
     own = [s for _, s, o in occupants if pick is not None and o == pick]
     free = [(i, s) for i, s, o in occupants if o is None]
     taken = [i for i, _, o in occupants if o is not None]

@@ -229,25 +229,31 @@ def _find_middle(row: list[str], perceived: dict[int, str]) -> list[str]:
     Perception gave the blocks on the stand but not their order, and "on the stand" fills
     whichever slot is free, so the plan cannot name the two blocks a middle-row block straddles
     until it has looked. The middle block has exactly one other block left of it (or in front
-    of it, when the row runs away from the camera).
+    of it, when the row runs away from the camera) — trusted only when the answers order the
+    whole row (0, 1 and 2 blocks left of the three). Why: a row running nearly away from the
+    camera has neighbours less than the relations' 1 cm margin apart sideways, so "left of"
+    held for one pair only, and "exactly one" picked an end as the middle; the places on
+    two blocks named from it were 10 cm apart (dev pyramids 5300-5309). Ordered by neither
+    relation, the middle stays the second block put on the stand (the slot next to the
+    first: the grounded place fills it so, and the learned actor mostly does).
     """
     lines = comment("Which block is in the middle of the bottom row? The perceived scene did "
                     "not say, so ask: the middle one has exactly one other block left of it "
-                    "(in front of it, if the row runs away from the camera).")
+                    "(in front of it, if the row runs away from the camera), when the answers "
+                    "order the whole row.")
     lines += [*_py_list("row = ", row, ""),
               "middle = row[1]",
               "for relation in ['left of', 'in front of']:",
-              "    found = []",
+              "    counts = []",
               "    for block in row:",
               "        count = 0",
               "        for other in row:",
               "            question = 'is the ' + other + ' ' + relation + ' the ' + block + '?'",
               "            if other != block and is_true(question):",
               "                count = count + 1",
-              "        if count == 1:",
-              "            found.append(block)",
-              "    if len(found) == 1:",
-              "        middle = found[0]",
+              "        counts.append(count)",
+              "    if sorted(counts) == [0, 1, 2]:",
+              "        middle = row[counts.index(1)]",
               "        break",
               "ends = [block for block in row if block != middle]"]
     if 3 in perceived:  # a middle-row block already stands on two of them: keep its side first

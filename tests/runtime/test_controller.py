@@ -366,3 +366,32 @@ def test_a_codeplan_question_about_a_hidden_block_is_asked_of_the_last_image_lis
     assert reasoner.images[-2:] == [2, 1]  # the current image, then the last listing it
     with pytest.raises(ValueError, match="unknown object"):
         c.is_true("is the purple block left of the blue block?")
+
+
+def test_a_block_seen_straddled_by_a_claim_that_holds_is_believed_in_place():
+    """Under a middle-row block seen on both its supports, a base block answered "no" (the
+    occlusion) holds; under one seen on one support only, or under a tower block, it does
+    not."""
+    from runtime.controller import _believed
+
+    base = Claim("brown block", "stand")
+    mid = Claim("pink block", "blue block and brown block")
+    assert _believed([base, mid], [[False], [True, True]]) == [True, True]
+    assert _believed([base, mid], [[False], [True, False]]) == [False, False]
+    tower = Claim("green block", "brown block")
+    assert _believed([base, tower], [[False], [True]]) == [False, True]
+
+
+def test_a_failed_block_a_failed_straddle_is_seen_on_waits_for_the_straddle():
+    """The top block read as off one support and a middle-row block under it read as off
+    its own: the top block is redone first and the middle one waits (lifting it from under
+    the top block wrecks the pyramid). Single-target claims keep their order."""
+    from runtime.controller import _builds_on, _top_first
+
+    mid = Claim("red block", "gray block and orange block")
+    top = Claim("yellow block", "pink block and red block")
+    assert _top_first([mid, top], {top: [False, True]}) == [top, mid]
+    assert _builds_on(mid, top)  # so, after the top block, the middle one waits
+    assert _top_first([mid, top], {top: [True, False]}) == [mid, top]  # not seen on it
+    lower, upper = Claim("gray block", "blue block"), Claim("green block", "gray block")
+    assert _top_first([lower, upper], {upper: [False]}) == [lower, upper]

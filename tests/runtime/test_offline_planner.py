@@ -85,6 +85,7 @@ class World:
             self.under[subject] = tuple(objs)
         self.calls: list[tuple[str, str]] = []
         self.questions: list[str] = []
+        self.away = False  # the stand's row runs away from the camera (see is_true)
 
     def _slot_over(self, targets: tuple[str, ...]) -> int:
         where = {b: s for s, b in self.slots.items()}
@@ -119,12 +120,15 @@ class World:
     def is_true(self, question: str) -> bool:
         body = question.removeprefix("is the ").removesuffix("?")
         self.questions.append(question)
+        where = {b: s for s, b in self.slots.items()}
         if " left of the " in body:  # the stand's row runs left to right, slot 0 leftmost
             subject, obj = body.split(" left of the ")
-            where = {b: s for s, b in self.slots.items()}
+            if self.away:  # nearly away from the camera: only the ends are apart sideways
+                return (where[subject], where[obj]) == (0, 2)
             return where[subject] < where[obj]
         if " in front of the " in body:
-            return False
+            subject, obj = body.split(" in front of the ")
+            return self.away and where[subject] < where[obj]
         relation = " in the " if " in the " in body else " on the "
         subject, obj = body.split(relation)
         return obj in self.under.get(subject, ())
@@ -400,6 +404,20 @@ def test_bottom_row_of_unknown_order_is_ordered_by_asking(planner, truth):
     world = plan_and_run(planner, PYRAMIDS[0], PYRAMID, facts, slots=truth)
     assert sorted(world.slots) == list(range(6)) and len(world.calls) == 3
     assert any(" left of the " in q for q in world.questions)
+
+
+def test_a_row_ordered_by_neither_relation_alone_is_ordered_by_the_one_that_orders_it(planner):
+    """A row running nearly away from the camera: "left of" holds for the two ends only, so
+    one block (an end) has exactly one block left of it; the codeplan must not take it for
+    the middle but order the row by "in front of"."""
+    facts = [("red block", "on", "stand"), ("blue block", "on", "stand"),
+             ("green block", "on", "stand")]
+    plan = planner.plan(PlanRequest(PYRAMIDS[0], list(PYRAMID), facts))
+    world = World(PYRAMID, facts, {0: "blue block", 1: "green block", 2: "red block"})
+    world.away = True
+    world.run(plan.source)
+    assert sorted(world.slots) == list(range(6)) and len(world.calls) == 3
+    assert any(" in front of the " in q for q in world.questions)
 
 
 def test_gap_in_the_bottom_row_is_filled_then_ordered(planner):

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from ravens_env.agents.oracle import OracleActor, step_holds
 from ravens_env.env import TabletopEnv
+from ravens_env.scene_graph import Scene, SceneObject
 from ravens_env.tasks.stack_block_pyramid import slot_occupant, stand_slots
 from ravens_env.types import Observation, PickPlace
 from runtime.components import make_reasoner
 from runtime.controller import ActionStuck, Claim, Controller, Replan
-from runtime.tools import PICK_TOLERANCE, make_toolbox
+from runtime.tools import HIDDEN, PICK_TOLERANCE, GroundedActor, Toolbox, make_toolbox
+from vrs.detector.camera import PinholeCamera
 from runtime.trace import TraceWriter
 
 TASK = "put-blocks-in-matching-bowls"
@@ -314,3 +317,125 @@ def test_grasp_and_place_are_grounded_separately(env, toolbox):
         without(block, bowl).choose(obs, step, wrong)
     with pytest.raises(ValueError, match="does not see"):
         without(bowl).choose(obs, step, None)
+
+
+# -- the pyramid's geometry in the grounded tools (session 37) ------------------------------
+
+def _scene(stand_xy=(0.5, 0.0), stand_yaw=0.3, blocks=()) -> Scene:
+    """A perceived scene: a stand and blocks given as (name, (x, y, z))."""
+    objects = [SceneObject("stand", "stand", "brown", (*stand_xy, 0.005), stand_yaw)]
+    objects += [SceneObject(n, "block", n.split()[0], p) for n, p in blocks]
+    return Scene(objects)
+
+
+def _grounded(scenes: dict) -> GroundedActor:
+    """A grounded actor whose 'detector' returns the scene filed under the image's key."""
+    return GroundedActor(lambda image: scenes[image], PinholeCamera())
+
+
+def _obs(key: str):
+    return SimpleNamespace(front_rgb=key)
+
+
+def test_a_step_onto_the_stand_takes_the_grounded_place_from_its_first_try():
+    assert Toolbox.first_tools("put the red block on the stand") == ("place",)
+    assert Toolbox.first_tools("put the red block on the blue block and the green block") == ()
+    assert Toolbox.first_tools("put the red block in the blue bowl") == ()
+
+
+def test_the_stand_stays_where_the_episodes_first_image_showed_it():
+    """The stand is a fixture: a later parse that reads it elsewhere (from the blocks taken
+    to be on it) or misses it (covered) gets the first image's stand."""
+    first = _scene((0.5, 0.0), 0.3)
+    drifted = _scene((0.53, 0.02), 1.2, [("red block", (0.5, 0.0, 0.03))])
+    covered = Scene([o for o in drifted.objects if o.type != "stand"])
+    grounded = _grounded({"first": first, "drifted": drifted, "covered": covered})
+    assert grounded.scene_for(_obs("drifted")).get("stand").yaw == 1.2  # nothing kept yet
+    grounded.start_episode(_obs("first"))
+    for key in ("drifted", "covered"):
+        stand = grounded.scene_for(_obs(key)).get("stand")
+        assert stand.position[:2] == (0.5, 0.0) and stand.yaw == 0.3
+        assert "red block" in grounded.scene_for(_obs(key)).names()
+
+
+def test_a_slot_is_taken_by_a_block_near_it_or_under_a_raised_one_not_by_a_table_block():
+    stand = _scene().get("stand")
+    slot = stand_slots(stand)[0]
+    grounded = _grounded({})
+    off = (slot[0] + 0.02, slot[1], slot[2])
+    assert grounded.occupant(_scene(blocks=[("red block", off)]), slot) == "red block"
+    on_table = (slot[0] + 0.02, slot[1], 0.02)  # beside the board, 1 cm lower
+    assert grounded.occupant(_scene(blocks=[("red block", on_table)]), slot) is None
+    raised = (slot[0] + 0.015, slot[1], slot[2] + 0.04)  # a middle-row block, nothing seen under
+    assert grounded.occupant(_scene(blocks=[("red block", raised)]), slot) == HIDDEN
+    phantom = (slot[0] + 0.03, slot[1], slot[2])  # past half the slot spacing
+    assert grounded.occupant(_scene(blocks=[("red block", phantom)]), slot) is None
+    # the next free slot skips a taken one: slot 0 held 2 cm off, the place goes to slot 1
+    scene = _scene(blocks=[("red block", off)])
+    place, _ = _grounded({"s": scene}).place_for(_obs("s"), "stand", "blue block")
+    assert np.hypot(*np.subtract(place, stand_slots(stand)[1][:2])) < 1e-6
+
+
+def test_two_supports_are_read_at_one_level_of_the_stands_rows():
+    """The top block's supports stand in the middle row; the detector read one a level too
+    low, which moves it along its camera ray. Cast at the level that fits the rows, the
+    place lands on the top slot, not the perceived midpoint ~2 cm away."""
+    stand = _scene().get("stand")
+    slots = stand_slots(stand)
+    camera = PinholeCamera()
+    true_red, true_pink = np.array(slots[3]), np.array(slots[4])
+    uv = camera.project(true_red[None])[:, :2]
+    misread = camera.unproject_to_height(uv, np.array([slots[0][2]]))[0]  # read as a base block
+    scene = _scene(blocks=[("red block", tuple(misread)), ("pink block", tuple(true_pink)),
+                           ("cyan block", slots[0]), ("gray block", slots[1]),
+                           ("blue block", slots[2])])
+    grounded = _grounded({"s": scene})
+    place, _ = grounded.place_for(_obs("s"), "red block and pink block", "yellow block")
+    assert np.hypot(*np.subtract(place, slots[5][:2])) < 0.002
+    naive = (misread[:2] + true_pink[:2]) / 2
+    assert np.hypot(*np.subtract(naive, slots[5][:2])) > 0.01
+    without_camera = GroundedActor(lambda image: scene)  # levels as parsed
+    place, _ = without_camera.place_for(_obs("s"), "red block and pink block", "yellow block")
+    assert np.allclose(place, naive)
+
+
+def test_a_tool_that_just_failed_is_avoided_while_the_learned_half_is_there(env, toolbox):
+    obs = env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    step = f"put the {block} in the {block.replace('block', 'bowl')}"
+    truth = OracleActor(env).act(obs, step)
+    off_pick = replace(truth, pick=(truth.pick[0] + 0.1, truth.pick[1], truth.pick[2]))
+    assert toolbox.choose(obs, step, off_pick).tools == ("grasp",)
+    assert toolbox.choose(obs, step, off_pick, avoid=("grasp",)).tools == ()
+    assert toolbox.choose(obs, step, None, avoid=("grasp",)).tools == ("grasp", "place")
+
+
+def test_a_grounded_grasp_that_lifted_nothing_is_not_repeated_on_the_next_try(env, tmp_path,
+                                                                              toolbox):
+    """Perception puts the block on bare table 6 cm from where it is, and the learned
+    actor misses too: after its two misses the grounded grasp finds nothing, so the next try
+    keeps the learned pick (switching back) instead of setting the cup down on the same
+    empty spot, and the try after that has the tool again."""
+    env.reset(TASK, 5000)
+    block = _blocks(env)[0]
+    bowl = block.replace("block", "bowl")
+    miss = MissActor(env)
+    missed_at = miss.act(env.observe(), f"put the {block} in the {bowl}").pick[:2]
+    x, y = env.scene(visibility=False).get(block).position[:2]
+    shifted = next((x + dx, y + dy) for dx, dy in ((0.06, 0), (-0.06, 0), (0, 0.06), (0, -0.06))
+                   if np.hypot(x + dx - missed_at[0], y + dy - missed_at[1]) > 0.05
+                   and (hit := env.surface_below(x + dx, y + dy)) is not None
+                   and env.object_by_body(hit[0]) is None)
+
+    def misplaced(image):
+        scene = toolbox.grounded.parse(image)
+        return replace(scene, objects=[
+            replace(o, position=(*shifted, o.position[2])) if o.name == block else o
+            for o in scene.objects])
+
+    c = _controller(env, tmp_path, "progress", Toolbox(GroundedActor(misplaced)), True, miss)
+    with pytest.raises(ActionStuck):
+        c.put_first_on_second(block, bowl)
+    switches = _events(c, "tool_switch")
+    assert [s["tools"] for s in switches] == [["grasp"], [], ["grasp"]]
+    assert [s["avoided"] for s in switches] == [[], ["grasp"], []]
