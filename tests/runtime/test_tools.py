@@ -18,8 +18,8 @@ from ravens_env.types import Observation, PickPlace
 from runtime.components import make_reasoner
 from runtime.controller import ActionStuck, Claim, Controller, Replan
 from runtime.tools import HIDDEN, PICK_TOLERANCE, GroundedActor, Toolbox, make_toolbox
-from vrs.detector.camera import PinholeCamera
 from runtime.trace import TraceWriter
+from vrs.detector.camera import PinholeCamera
 
 TASK = "put-blocks-in-matching-bowls"
 
