@@ -61,6 +61,9 @@ def test_the_halves_off_perception_are_replaced_by_the_grounded_ones(env, toolbo
     assert toolbox.choose(obs, step, off_place).tools == ("place",)
     assert toolbox.choose(obs, step, truth, force=("grasp",)).tools == ("grasp",)
     assert toolbox.choose(obs, step, None).tools == ("grasp", "place")
+    # a tool that just failed is avoided while the learned half is there
+    assert toolbox.choose(obs, step, off_pick, avoid=("grasp",)).tools == ()
+    assert toolbox.choose(obs, step, None, avoid=("grasp",)).tools == ("grasp", "place")
 
 
 def test_the_grounded_place_fills_an_empty_stands_end_then_the_slot_beside_it(env, toolbox):
@@ -397,17 +400,6 @@ def test_two_supports_are_read_at_one_level_of_the_stands_rows():
     without_camera = GroundedActor(lambda image: scene)  # levels as parsed
     place, _ = without_camera.place_for(_obs("s"), "red block and pink block", "yellow block")
     assert np.allclose(place, naive)
-
-
-def test_a_tool_that_just_failed_is_avoided_while_the_learned_half_is_there(env, toolbox):
-    obs = env.reset(TASK, 5000)
-    block = _blocks(env)[0]
-    step = f"put the {block} in the {block.replace('block', 'bowl')}"
-    truth = OracleActor(env).act(obs, step)
-    off_pick = replace(truth, pick=(truth.pick[0] + 0.1, truth.pick[1], truth.pick[2]))
-    assert toolbox.choose(obs, step, off_pick).tools == ("grasp",)
-    assert toolbox.choose(obs, step, off_pick, avoid=("grasp",)).tools == ()
-    assert toolbox.choose(obs, step, None, avoid=("grasp",)).tools == ("grasp", "place")
 
 
 def test_a_grounded_grasp_that_lifted_nothing_is_not_repeated_on_the_next_try(env, tmp_path,
