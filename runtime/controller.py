@@ -608,7 +608,7 @@ class Controller:
         answers = iter(self._ask(questions))
         self.counters.checks += [str(c) for c in claims]
         texts = [[next(answers) for _ in c.questions()] for c in claims]
-        votes = self._stand_votes(claims, [[self._vote(a) for a in t] for t in texts])
+        votes = [[self._vote(a) for a in t] for t in texts]
         believed = _believed(claims, votes, _missing(a for t in texts for a in t))
         self._votes = dict(zip(claims, votes, strict=True))
         unseen = [str(c) for c, v in zip(claims, votes, strict=True) if None in v]
@@ -617,21 +617,6 @@ class Controller:
             self.trace.event("check", claims=[str(c) for c in claims], believed=believed,
                              truth=truth, **({"unseen": unseen} if unseen else {}))
         return believed
-
-    def _stand_votes(self, claims: list[Claim], votes: list[list[bool | None]]
-                     ) -> list[list[bool | None]]:
-        """The votes with "is the X on the stand?" judged against the stand the tools keep
-        from the episode's first image, where the tools are on and see the block (one more
-        parse). Why: the reasoner reads the stand from each image, and blocks near the
-        board move that read (dev pyramids: 13-65 mm), so base blocks in their slots read
-        as off the stand and blocks beside it as on it."""
-        if self.toolbox is None or not any(c.targets == ["stand"] for c in claims):
-            return votes
-        self._count_look()
-        scene = self.toolbox.grounded.scene_for(self.obs)
-        geometric = [self.toolbox.grounded.on_stand(scene, c.pick)
-                     if c.targets == ["stand"] else None for c in claims]
-        return [[g] if g is not None else v for g, v in zip(geometric, votes, strict=True)]
 
     def _vote(self, answer: str) -> bool | None:
         """One check question's answer: True for yes; None (unseen) when the reasoner does

@@ -79,23 +79,6 @@ class GroundedActor(SceneActor):
         rest = [o for o in scene.objects if o.type != "stand"]
         return replace(scene, objects=[self._stand, *rest])
 
-    def on_stand(self, scene: Scene, name: str) -> bool | None:
-        """Whether the block `name` rests on the stand as the episode's first image placed
-        the stand: at the seated height (SEATED_Z_TOL) with its centre within the board's
-        footprint and 1 cm more (the ground truth's margin). None: the block or the stand is
-        not in the parse. Why: the reasoner judges "on the stand" against the stand it reads
-        from each image, and that read drifts with the blocks near the board (see
-        `_with_stand`)."""
-        if name not in scene.names() or "stand" not in scene.names():
-            return None
-        block, stand = scene.get(name), scene.get("stand")
-        dx, dy = np.subtract(block.position[:2], stand.position[:2])
-        c, s = np.cos(-stand.yaw), np.sin(-stand.yaw)
-        inside = (abs(c * dx - s * dy) <= STAND_SIZE[0] / 2 + 0.01
-                  and abs(s * dx + c * dy) <= STAND_SIZE[1] / 2 + 0.01)
-        seated = abs(block.position[2] - (stand_slots(stand)[0][2])) <= SEATED_Z_TOL
-        return bool(inside and seated)
-
     def occupant(self, scene: Scene, slot: tuple[float, float, float]) -> str | None:
         """The perceived block in or in the way of a stand slot (the nearest at the slot's
         height within SLOT_REACH), or HIDDEN where only a raised block is that close (it rests

@@ -431,28 +431,3 @@ def test_a_grounded_grasp_that_lifted_nothing_is_not_repeated_on_the_next_try(en
     switches = _events(c, "tool_switch")
     assert [s["tools"] for s in switches] == [["grasp"], [], ["grasp"]]
     assert [s["avoided"] for s in switches] == [[], ["grasp"], []]
-
-
-def test_on_the_stand_is_judged_against_the_kept_stand():
-    """A block in a slot is on the stand; one at the seated height beside the board, or at
-    the table's height, is not; one the parse misses is not judged (None)."""
-    first = _scene()
-    stand = first.get("stand")
-    slot = stand_slots(stand)[2]
-    c, s = np.cos(stand.yaw), np.sin(stand.yaw)
-    beside = (stand.position[0] + 0.07 * c, stand.position[1] + 0.07 * s, slot[2])  # short axis
-    later = _scene((0.53, 0.04), 1.0, [("red block", slot), ("blue block", beside),
-                                       ("green block", (slot[0], slot[1], 0.02))])
-    grounded = _grounded({"first": first, "later": later})
-    grounded.start_episode(_obs("first"))
-    scene = grounded.scene_for(_obs("later"))
-    assert grounded.on_stand(scene, "red block") is True
-    assert grounded.on_stand(scene, "blue block") is False
-    assert grounded.on_stand(scene, "green block") is False
-    assert grounded.on_stand(scene, "pink block") is None
-    # the controller's check takes that judgement over the reasoner's for stand claims only
-    fake = SimpleNamespace(toolbox=Toolbox(grounded), obs=_obs("later"), _count_look=lambda: None)
-    claims = [Claim("red block", "stand"), Claim("blue block", "stand"),
-              Claim("pink block", "stand"), Claim("blue block", "red block")]
-    votes = Controller._stand_votes(fake, claims, [[False], [True], [False], [True]])
-    assert votes == [[True], [False], [False], [True]]
