@@ -515,7 +515,7 @@ class Controller:
         perception or where a halt asked for one (`forced`), and the tools used; traced as
         `tool_switch`. A grounded grasp that lifted nothing on this block's last try is not
         used again while the learned pick is there (switching back: the same perceived
-        point would find nothing again — dev pyramid 5200 spent four tries on it)."""
+        point would find nothing again — dev pyramid 5200 spent three tries on it)."""
         avoid = tuple(t for t in self._tools_failed.get(claim.pick, ()) if t not in forced)
         try:
             choice = self.toolbox.choose(self.obs, instruction, action, forced, avoid)
@@ -690,8 +690,10 @@ def _believed(claims: list[Claim], votes: list[list[bool | None]],
     under_seen = {t for c, ok in zip(claims, seen, strict=True) if ok for t in c.targets}
     # A block with a block seen straddling it and its neighbour holds, whatever its own
     # questions said: the straddle could not hold on a block out of place, and a "no" under
-    # it was mostly the occlusion (dev pyramid 5200: a built pyramid's middle-row block read
-    # as off its supports under the top block, redone, and the pyramid wrecked).
+    # it is mostly the occlusion. What it is for: on dev pyramid 5200 a built pyramid's
+    # middle-row block, read as off its supports under the top block, was redone and the
+    # pyramid fell (there the top block was read as off too, so this rule did not apply; it
+    # was kept with `_top_first` on the dev rule's 100 episodes, docs/RESULTS.md).
     under_straddle = {t for c, ok in zip(claims, seen, strict=True)
                       if ok and len(c.targets) > 1 for t in c.targets}
     covered: set[str] = set()  # hidden blocks under a block seen, or under one so covered
@@ -708,9 +710,10 @@ def _top_first(failed: list[Claim], votes: dict[Claim, list[bool | None]]) -> li
     """The failed claims with those under another failed claim's block moved after it (so
     they wait, `_builds_on`): a block that a failed straddle was seen resting on ("yes" to
     the question about it) is not lifted out from under that block; the block on top is
-    redone first. Why: a middle-row block read as off its supports under a top block read
-    as off one of them was redone first, pulled from under the top block, and the built
-    pyramid fell (dev pyramid 5200). A failed single-target claim has only a "no", so the
+    redone first. Why: a middle-row block read as off its supports was redone first, pulled
+    from under the top block, and the built pyramid fell (dev pyramid 5200, where the top
+    block was not seen on it either, so this order did not apply; kept with the rule above
+    on the dev rule's 100 episodes). A failed single-target claim has only a "no", so the
     order of towers and bowls is unchanged."""
     def rests_on(upper: Claim, lower: Claim) -> bool:
         v = votes.get(upper, [])
