@@ -688,8 +688,9 @@ def _believed(claims: list[Claim], votes: list[list[bool | None]],
     both hidden: dev pyramids 5000-5019)."""
     seen = [True in v and False not in v for v in votes]
     under_seen = {t for c, ok in zip(claims, seen, strict=True) if ok for t in c.targets}
-    # A block with a block seen straddling it and its neighbour holds, whatever its own
-    # questions said: the straddle could not hold on a block out of place, and a "no" under
+    # A block with a block seen straddling it and its neighbour holds (the straddle's claim
+    # seen holding: "yes", and "yes" or unseen for the other support), whatever the block's
+    # own questions said: the straddle could not hold on a block out of place, and a "no" under
     # it is mostly the occlusion. What it is for: on dev pyramid 5200 a built pyramid's
     # middle-row block, read as off its supports under the top block, was redone and the
     # pyramid fell (there the top block was read as off too, so this rule did not apply; it

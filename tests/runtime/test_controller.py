@@ -241,7 +241,8 @@ def _hiding(tmp_path, reasoner: _Hiding, world: _World) -> Controller:
 def test_a_block_hidden_under_a_block_seen_on_it_still_holds():
     """A pyramid's bottom-row block hidden behind the block put on it: the claim seen in
     one part holds, and so does the hidden block's own claim; a hidden block nothing is seen
-    on, or a claim answered "no", does not."""
+    on, or a claim answered "no", does not — unless a straddle seen holding rests on it
+    (`under_straddle`, session 37: "yes" on one support and the other unseen counts)."""
     from runtime.controller import _believed
 
     base, top = Claim("brown block", "stand"), Claim("pink block", "blue block and brown block")
@@ -249,7 +250,9 @@ def test_a_block_hidden_under_a_block_seen_on_it_still_holds():
     hidden = frozenset({"brown block", "red block"})
     assert _believed([base, top, alone], [[None], [True, None], [None]], hidden) == \
         [True, True, False]
-    assert _believed([base, top], [[False], [True, None]], hidden) == [False, True]
+    assert _believed([base, top], [[False], [True, None]], hidden) == [True, True]
+    assert _believed([base, top], [[False], [True, False]], hidden) == [False, False]
+    assert _believed([base, alone], [[False], [None]], hidden) == [False, False]
     assert _believed([base], [[True]]) == [True]
 
 
