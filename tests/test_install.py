@@ -46,6 +46,22 @@ def _run(args: list, cwd: Path, timeout: int) -> tuple[str, float]:
     return done.stdout, wall
 
 
+def _see_this_environment(venv: Path) -> None:
+    """Let the new venv import what this interpreter has installed, when this interpreter is
+    itself a venv: `--system-site-packages` shows only the base Python's packages, and where
+    the dependencies live in a venv (the README's install), the base's setuptools 65 without
+    `wheel` could not build (session 37). A .pth line only appends the directory, so this
+    environment's editable-install hook (a .pth of its own there) is not run: imports of
+    codeplan still resolve to the copy installed in the new venv, which comes first."""
+    import sysconfig
+
+    mine = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    if sys.prefix == sys.base_prefix:
+        return
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "_parent_env.pth").write_text("\n".join(sorted(mine)) + "\n")
+
+
 @pytest.mark.slow
 def test_a_non_editable_install_runs_codeplan_run_from_elsewhere(tmp_path: Path) -> None:
     src, venv, work = tmp_path / "src", tmp_path / "venv", tmp_path / "work"
@@ -57,6 +73,7 @@ def test_a_non_editable_install_runs_codeplan_run_from_elsewhere(tmp_path: Path)
     # installs into the venv instead (`--python`), building with the installed setuptools.
     _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv],
          tmp_path, 120)
+    _see_this_environment(venv)
     _, install_s = _run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python",
                          "install", "--no-deps", "--no-build-isolation", "--no-index", src],
                         tmp_path, 600)
