@@ -164,6 +164,14 @@ VARIANT_TEXT = {
                "bevelled blocks, curved bowls of 24 facets; the jitter camera, blur 0.6 px, "
                "noise 0.8; the arm in view in 30% of the images. An evaluation set: never put "
                "it in a training mixture",
+    "brick": "a NINETEENTH held-out look (issue 27, session 37, written after pebbles was "
+             "read, before the next change was chosen), whose palette and table the `random` "
+             "variant does not draw: a twentieth palette (gouache paints), a running bond of "
+             "red-brown bricks in pale mortar; a light, meshes, noise, blur and stand taken "
+             "from one draw of `random` (seed 1919): warm light from overhead with shadows, "
+             "lightly bevelled blocks, straight bowls of 32 facets; the jitter camera, blur "
+             "0.95 px, noise 5.5; the arm in view in 30% of the images. An evaluation set: "
+             "never put it in a training mixture",
 }
 
 

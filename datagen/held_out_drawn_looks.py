@@ -9,6 +9,7 @@ import numpy as np
 
 from datagen.held_out_drawn_palettes import (
     BAMBOO_PALETTE,
+    BRICK_PALETTE,
     CARPET_PALETTE,
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
@@ -118,3 +119,20 @@ def pebbles_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.491, scale=1.038),
                 BowlMesh(rim=0.0578, height=0.0322, floor=0.0358, segments=24, curved=True),
                 noise=0.824, blur=0.609, arm=bool(rng.random() < 0.3))
+
+
+def brick_look(rng: np.random.Generator) -> Look:
+    """The nineteenth held-out look (issue 27, session 37), written after pebbles was read
+    and before the next change is chosen: the brick palette (gouache paints), a running bond
+    of red-brown bricks in pale mortar (a texture no `random` table has), and a light,
+    meshes, noise, blur and stand taken as they are from one draw of `random` (seed 1919):
+    warm light from overhead with shadows; lightly bevelled blocks; straight bowls of 32
+    facets; heavy sensor noise. Only the arm and the bricks' seed vary per image; the jitter
+    camera."""
+    light = Light(direction=(-0.159, 0.021, 0.987), color=(1.0, 0.911, 0.822), ambient=0.426,
+                  diffuse=0.398, specular=0.159, shadow=True)
+    table = Table(kind="brick", rgb=(160, 100, 85), seed=int(rng.integers(2**31)))
+    return Look("brick", dict(BRICK_PALETTE), (169, 131, 95), light, table,
+                BlockMesh(bevel=0.287, scale=0.992),
+                BowlMesh(rim=0.0567, height=0.0319, floor=0.0457, segments=32),
+                noise=5.488, blur=0.95, arm=bool(rng.random() < 0.3))

@@ -100,3 +100,19 @@ PEBBLES_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (245, 245, 242),
     "gray": (155, 155, 160),
 }
+
+# The brick look's palette (session 37): gouache paints, a twentieth hand's choice inside each
+# name's range, written before any model saw the look.
+BRICK_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (200, 30, 45),
+    "orange": (245, 120, 30),
+    "yellow": (245, 205, 40),
+    "green": (60, 140, 70),
+    "cyan": (40, 170, 190),
+    "blue": (35, 75, 160),
+    "purple": (125, 55, 150),
+    "pink": (240, 140, 170),
+    "brown": (120, 80, 50),
+    "white": (240, 238, 232),
+    "gray": (150, 150, 152),
+}

@@ -14,6 +14,7 @@ import numpy as np
 
 from datagen.held_out_drawn_looks import (
     bamboo_look,
+    brick_look,
     carpet_look,
     concrete_look,
     parquet_look,
@@ -237,4 +238,4 @@ HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _
                   "linen": _linen_look, "bamboo": bamboo_look,
                   "parquet": parquet_look, "concrete": concrete_look,
                   "carpet": carpet_look, "terracotta": terracotta_look,
-                  "pebbles": pebbles_look}
+                  "pebbles": pebbles_look, "brick": brick_look}

@@ -11,6 +11,7 @@ from __future__ import annotations
 # their own module; re-exported here, where every held-out palette is looked up.
 from datagen.held_out_drawn_palettes import (  # noqa: F401
     BAMBOO_PALETTE,
+    BRICK_PALETTE,
     CARPET_PALETTE,
     CONCRETE_PALETTE,
     PARQUET_PALETTE,

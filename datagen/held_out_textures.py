@@ -7,7 +7,8 @@ slate), `linen` (a coarse woven cloth: linen), `bamboo` (slats with gaps: bamboo
 (a basket-weave of oak slats: parquet), `concrete` (polished concrete with pores, aggregate
 and hairline cracks: concrete), `carpet` (loop-pile carpet tiles, each laid a quarter turn
 from its neighbours: carpet), `terracotta` (hexagonal fired-clay tiles in pale grout:
-terracotta), `pebbles` (rounded river pebbles set in dark mortar: pebbles).
+terracotta), `pebbles` (rounded river pebbles set in dark mortar: pebbles), `brick` (a
+running bond of bricks in pale mortar: brick).
 """
 
 from __future__ import annotations
@@ -173,7 +174,21 @@ def _pebbles(rng: np.random.Generator, size: int) -> np.ndarray:
     return np.where(mortar, 0.5, shade).astype(np.float32)
 
 
+def _brick(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a running bond of bricks in pale mortar: bricks 14 x 4 texels (21 x 6 cm,
+    a real brick's face) with a 1-texel joint, every other course shifted half a brick, each
+    brick its own shade with a fine clay grain."""
+    yy, xx = np.mgrid[0:size, 0:size]
+    course = yy // 4
+    along = xx + (course % 2) * 7
+    brick = course * (size // 14 + 2) + along // 14
+    shade = rng.uniform(0.8, 1.2, (size // 4 + 1) * (size // 14 + 2))[brick]
+    shade = shade * rng.uniform(0.95, 1.05, (size, size))
+    joint = (yy % 4 == 3) | (along % 14 == 13)
+    return np.where(joint, 1.35, shade).astype(np.float32)
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
                    "slate": _slate, "linen": _linen, "bamboo": _bamboo,
                    "parquet": _parquet, "concrete": _concrete, "carpet": _carpet,
-                   "terracotta": _terracotta, "pebbles": _pebbles}
+                   "terracotta": _terracotta, "pebbles": _pebbles, "brick": _brick}

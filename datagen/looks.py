@@ -37,7 +37,7 @@ from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
                  "library", "piano", "steel", "baize", "slate", "linen",
                  "bamboo", "parquet", "concrete", "carpet", "terracotta",
-                 "pebbles")
+                 "pebbles", "brick")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
     the workshop look), `marble` (pale veins through a dark stone: the gallery look),
     `terrazzo` (stone chips of four colours, 2-5 cm across, about a block's size at most, in
     a pale ground: the lobby look), and the later held-out looks' tables, `leather` (library)
-    to `pebbles` (pebbles), in held_out_textures.py."""
+    to `brick` (brick), in held_out_textures.py."""
     rng = np.random.default_rng(table.seed)
     base = np.asarray(table.rgb, np.float32)
     if table.kind == "plain":
@@ -65,7 +65,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library ... terracotta, pebbles (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library ... pebbles, brick (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -77,7 +77,7 @@ def table_texture(table: Table, size: int = TEXTURE_PX) -> np.ndarray:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, planks, weave, tiles, felt, granite, "
                          f"cork, marble, terrazzo, leather, lacquer, brushed, slate, linen, "
-                         f"bamboo, parquet, concrete, carpet, terracotta, pebbles")
+                         f"bamboo, parquet, concrete, carpet, terracotta, pebbles, brick")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

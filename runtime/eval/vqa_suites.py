@@ -119,6 +119,10 @@ SUITES: dict[str, VqaSuite] = {
     # before it was chosen; its light, meshes, noise, blur and stand are one draw of `random`
     # (seed 1818).
     "pebbles": _look_suite("pebbles", 1_090_000),
+    # `brick` (session 37): written after pebbles was read (with no change), for the next
+    # change, before it was chosen; its light, meshes, noise, blur and stand are one draw of
+    # `random` (seed 1919).
+    "brick": _look_suite("brick", 1_100_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

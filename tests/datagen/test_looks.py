@@ -743,6 +743,7 @@ def test_carpet_tiles_are_seeded_and_turned_a_quarter_between_neighbours():
     ("carpet", 1616, "CARPET_PALETTE", 15, 46),  # session 35, written while stage 20 trained
     ("terracotta", 1717, "TERRACOTTA_PALETTE", 16, 47),  # session 36, before stage 22
     ("pebbles", 1818, "PEBBLES_PALETTE", 17, 48),  # session 36, after terracotta
+    ("brick", 1919, "BRICK_PALETTE", 18, 49),  # session 37, after pebbles was read
 ])
 def test_a_drawn_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw(
         look, draw_seed, palette, others, seed):
@@ -780,3 +781,16 @@ def test_pebbles_are_seeded_stones_of_a_blocks_size_in_darker_mortar():
     assert 0.15 < mortar.mean() < 0.35
     stones = a[~mortar]
     assert stones.std() > 0.1 * stones.mean()  # each stone its own shade
+
+
+def test_bricks_are_seeded_in_a_running_bond_with_paler_joints():
+    table = draw_look("brick", np.random.default_rng(0)).table
+    a = table_texture(table, 140).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, 140)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 140)[..., 0])
+    joint = np.isclose(a, round(1.35 * table.rgb[0]), atol=1)
+    assert joint[3::4].all()  # a bed joint under every course
+    assert joint[0, 13::14].all() and not joint[4, 13::14].any()  # head joints half a brick off
+    assert joint[4, 6::14].all()
+    bricks = a[~joint]
+    assert bricks.std() > 0.08 * bricks.mean()  # each brick its own shade
