@@ -232,8 +232,9 @@ def _find_middle(row: list[str], perceived: dict[int, str]) -> list[str]:
     of it, when the row runs away from the camera) — trusted only when the answers order the
     whole row (0, 1 and 2 blocks left of the three). Why: a row running nearly away from the
     camera has neighbours less than the relations' 1 cm margin apart sideways, so "left of"
-    held for one pair only, and "exactly one" picked an end as the middle; the places on
-    two blocks named from it were 10 cm apart (dev pyramids 5300-5309). Ordered by neither
+    holds for the two ends only and "exactly one" picks an end as the middle; on dev
+    pyramids 5300-5309 places on two blocks were named on blocks 10-11 cm apart (the two
+    ends), which that explains (tests/runtime/test_offline_planner.py). Ordered by neither
     relation, the middle stays the second block put on the stand (the slot next to the
     first: the grounded place fills it so, and the learned actor mostly does).
     """
