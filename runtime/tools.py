@@ -183,8 +183,9 @@ class Toolbox:
     def first_tools(instruction: str) -> tuple[str, ...]:
         """The tools a step takes from its first try, before the learned actor has failed
         it: the place of a block onto the stand. Why: the pyramid is built only when every
-        block stands within 2 cm of its slot, and the learned actor's base places stand 12-28
-        mm from the slots (it learned "on the stand", not which slot: dev pyramids 5200-5206),
+        block stands within 2 cm of its slot, and the learned actor's base places miss the
+        slots (it learned "on the stand", not which slot: on dev pyramids 5300-5311 its
+        clean base places were 9.6 mm off at the median, 25 mm at p90, 10 of 64 past 2 cm),
         so its rows come out bunched or spread and the places on two blocks above them cannot
         hold; the grounded place puts a base block in the free slot read off the board, 3-5
         mm off (`codeplan eval grounding`). The pick stays the learned one unless it is off

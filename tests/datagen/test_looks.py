@@ -542,20 +542,24 @@ def _look_and_its_random_draw(name: str, draw_seed: int, palette: dict, seed: in
     return look, draw_look("random", np.random.default_rng(draw_seed))
 
 
+def _seeded_texture(look: str, size: int) -> tuple:
+    """A held-out look's table and the red channel of its texture at `size` texels, checked
+    to be the same for its seed and different for the next one."""
+    table = draw_look(look, np.random.default_rng(0)).table
+    a = table_texture(table, size).astype(float)[..., 0]
+    assert np.array_equal(a, table_texture(table, size)[..., 0])
+    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), size)[..., 0])
+    return table, a
+
+
 def test_bamboo_is_seeded_and_slatted_along_one_axis():
-    table = draw_look("bamboo", np.random.default_rng(0)).table
-    a = table_texture(table, 255).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 255)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 255)[..., 0])
+    _, a = _seeded_texture("bamboo", 255)
     gaps = a[:, 2::3].mean()  # every third column is the gap between two slats
     assert gaps < 0.7 * a[:, 0::3].mean()
 
 
 def test_parquet_is_seeded_with_slats_turned_between_neighbouring_squares():
-    table = draw_look("parquet", np.random.default_rng(0)).table
-    a = table_texture(table, 80).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 80)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 80)[..., 0])
+    _, a = _seeded_texture("parquet", 80)
     # seams every 5 texels: across the rows in the first square, across the columns in the next
     assert a[5, 1:5].mean() < 0.85 * a[6, 1:5].mean()
     assert a[1:5, 25].mean() < 0.85 * a[1:5, 26].mean()
@@ -564,10 +568,7 @@ def test_parquet_is_seeded_with_slats_turned_between_neighbouring_squares():
 def test_linen_is_seeded_and_woven_along_both_axes():
     """Threads of uneven thickness both ways: rows and columns each vary, unlike slate's
     layers (rows only) or brushed steel's streaks."""
-    table = draw_look("linen", np.random.default_rng(0)).table
-    a = table_texture(table, 256).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 256)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256)[..., 0])
+    _, a = _seeded_texture("linen", 256)
     assert a.mean(axis=1).std() > 1.0 and a.mean(axis=0).std() > 1.0
 
 
@@ -714,20 +715,14 @@ def test_planks_have_dark_seams_between_boards_of_their_own_shade():
 
 
 def test_concrete_is_seeded_with_pores_and_cracks_darker_than_its_ground():
-    table = draw_look("concrete", np.random.default_rng(0)).table
-    a = table_texture(table, 256).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 256)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 256)[..., 0])
+    table, a = _seeded_texture("concrete", 256)
     ground = np.median(a)
     assert 0.03 < (a < 0.8 * ground).mean() < 0.12  # pores, dark flecks and cracks
     assert abs(ground - table.rgb[0]) < 0.1 * table.rgb[0]
 
 
 def test_carpet_tiles_are_seeded_and_turned_a_quarter_between_neighbours():
-    table = draw_look("carpet", np.random.default_rng(0)).table
-    a = table_texture(table, 128).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 128)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 128)[..., 0])
+    table, a = _seeded_texture("carpet", 128)
     first, second = a[1:32, 1:32], a[1:32, 33:64]  # two neighbouring tiles
     assert second.mean() > first.mean() + 0.05 * table.rgb[0]  # one turned: a shade lighter
     # the loops run across the rows in the first tile and across the columns in the next
@@ -760,10 +755,7 @@ def test_a_drawn_look_takes_its_light_meshes_and_camera_noise_from_one_random_dr
 
 
 def test_terracotta_tiles_are_seeded_hexagons_in_lighter_grout():
-    table = draw_look("terracotta", np.random.default_rng(0)).table
-    a = table_texture(table, 130).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 130)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 130)[..., 0])
+    table, a = _seeded_texture("terracotta", 130)
     grout = a > 1.2 * table.rgb[0]
     assert 0.1 < grout.mean() < 0.3  # thin lines around tiles 13 texels across
     # a hexagonal lattice: rows of tiles 13 * sqrt(3) / 2 texels apart, shifted half a tile,
@@ -771,12 +763,8 @@ def test_terracotta_tiles_are_seeded_hexagons_in_lighter_grout():
     assert grout.mean(axis=0).max() < 0.6 and grout.mean(axis=1).max() < 0.6
 
 
-
 def test_pebbles_are_seeded_stones_of_a_blocks_size_in_darker_mortar():
-    table = draw_look("pebbles", np.random.default_rng(0)).table
-    a = table_texture(table, 128).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 128)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 128)[..., 0])
+    table, a = _seeded_texture("pebbles", 128)
     mortar = np.isclose(a, round(0.5 * table.rgb[0]), atol=1)
     assert 0.15 < mortar.mean() < 0.35
     stones = a[~mortar]
@@ -784,10 +772,7 @@ def test_pebbles_are_seeded_stones_of_a_blocks_size_in_darker_mortar():
 
 
 def test_bricks_are_seeded_in_a_running_bond_with_paler_joints():
-    table = draw_look("brick", np.random.default_rng(0)).table
-    a = table_texture(table, 140).astype(float)[..., 0]
-    assert np.array_equal(a, table_texture(table, 140)[..., 0])
-    assert not np.array_equal(a, table_texture(replace(table, seed=table.seed + 1), 140)[..., 0])
+    table, a = _seeded_texture("brick", 140)
     joint = np.isclose(a, round(1.35 * table.rgb[0]), atol=1)
     assert joint[3::4].all()  # a bed joint under every course
     assert joint[0, 13::14].all() and not joint[4, 13::14].any()  # head joints half a brick off

@@ -379,6 +379,18 @@ def test_a_slot_is_taken_by_a_block_near_it_or_under_a_raised_one_not_by_a_table
     assert np.hypot(*np.subtract(place, stand_slots(stand)[1][:2])) < 1e-6
 
 
+def test_a_level_is_not_fitted_onto_slots_other_blocks_are_seen_in():
+    """A base slot a perceived block fills (within 2 cm, at its height) is no place for a
+    support cast a level too low; the supports themselves and blocks elsewhere do not count."""
+    from runtime.tools import _taken_slots
+
+    slots = np.asarray(stand_slots(_scene().get("stand")))
+    scene = _scene(blocks=[("cyan block", tuple(slots[0])), ("gray block", tuple(slots[1])),
+                           ("red block", tuple(slots[2])),
+                           ("blue block", (slots[3][0] + 0.03, slots[3][1], slots[3][2]))])
+    assert _taken_slots(scene, slots, ["red block", "pink block"]) == {0, 1}
+
+
 def test_two_supports_are_read_at_one_level_of_the_stands_rows():
     """The top block's supports stand in the middle row; the detector read one a level too
     low, which moves it along its camera ray. Cast at the level that fits the rows, the
