@@ -48,7 +48,6 @@ from unified_planning.shortcuts import (
     Not,
     Object,
     OneshotPlanner,
-    Or,
     Problem,
     UserType,
     get_environment,
@@ -282,33 +281,10 @@ class _Model:
             put.add_precondition(pre)
         for need in SLOT_NEEDS[slot]:
             put.add_precondition(self.filled(self.obj[f"slot {need}"]))
-        for loose, support in self._loose_on_supports(slot):
-            put.add_precondition(Or(Not(self.at(self.obj[loose], self.obj[support])),
-                                    Equals(b, self.obj[loose])))
         self._move(put, b, src, here)
         put.add_effect(self.fixed(b), True)
         put.add_effect(self.filled(here), True)
         return put
-
-    def _loose_on_supports(self, slot: int) -> list[tuple[str, str]]:
-        """(loose block, support) pairs: a block perceived on one block of the filled slots
-        that `slot` rests on, in no slot itself. Such a block must leave before `slot` is
-        filled, unless it is the block that fills it (picked off its support and set down
-        straddling it). Why: a block knocked or dropped onto a bottom-row block was left
-        there and the plan's middle-row block put over it, landing on it, four tries to a
-        replan that planned the same (dev pyramids 5405-5497 with the oracle, session 38).
-        A block filled into a slot while planning had nothing on it, so only the perceived
-        ones count. With the row's middle a guess (`row_known` False) the codeplan picks the
-        supports at run time, so a middle-row slot counts every bottom-row block."""
-        in_slot = set(self.slots.values())
-        needs = (0, 1, 2) if slot in (3, 4) and not self.row_known else SUPPORTS.get(slot, ())
-        pairs = []
-        for need in needs:
-            support = self.slots.get(need)
-            pairs += [(b, support) for b in self.state.blocks if support is not None
-                      and b not in in_slot and b not in self.state.pair_support
-                      and self.state.support.get(b) == support]
-        return pairs
 
     def _move(self, put: InstantaneousAction, b, src, dst) -> None:
         put.add_effect(self.at(b, dst), True)
