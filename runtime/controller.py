@@ -27,8 +27,6 @@ budget, a reasoner that cannot answer) end the whole episode, not just the codep
 
 from __future__ import annotations
 
-import math
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,9 +49,6 @@ WATCH_MODE = "monitor"  # VoLo: watch the motion, halt on divergence (`runtime.w
 MODES = (*SEED_MODES, WATCH_MODE, *MONITOR_MODES)
 MAX_RETRIES = 20  # per episode, as in the seed paper: more is a failure
 MAX_TRIES_PER_CHECK = 4  # one action redone this often without holding -> ask for a new plan
-# A redo whose pick and place are both within this of its last try's place (metres) would
-# repeat that try: the block lies where it was put and goes back there (`_stop_if_repeat`).
-REPEAT_XY = 0.01
 # The episode budget (all codeplans together). Measured honest maxima (docs/RESULTS.md,
 # "Reliability"): 136 s of execution and 15 primitive calls; the defaults are ~4x and ~60x.
 MAX_EPISODE_S = 600.0  # s of execution: sandbox, primitives, perception; never planner time
@@ -212,7 +207,6 @@ class Counters:
     tool_uses: int = 0  # actions with a grounded grasp or place (`runtime.tools`)
     halts: int = 0  # actions halted in motion (monitor mode)
     blocked: int = 0  # calls stopped before moving: unmet preconditions (`--preconditions`)
-    repeats: int = 0  # redos stopped as repeats of their last try (`_stop_if_repeat`)
     checks: list[str] = field(default_factory=list)  # claims checked, for diagnostics
 
     def to_dict(self) -> dict:
@@ -246,8 +240,6 @@ class Controller:
         self._hidden: set[str] = set()  # objects of the inventory the last look missed
         self._rests: dict[str, tuple[str, str, str]] = {}  # block -> last fact perceived
         self._last_seen: dict[str, object] = {}  # object -> the last image it was listed in
-        # objects listed -> the last image listing exactly them, oldest first (`_ask_where...`)
-        self._looks: dict[frozenset[str], object] = {}
         self._belief_stale = False  # a codeplan's question said the belief is wrong somewhere
         self.monitor = make_monitor(mode, lambda: reasoner.name)
         self.toolbox, self.tool_switch = toolbox, tool_switch
@@ -260,7 +252,6 @@ class Controller:
         self._votes: dict[Claim, list[bool | None]] = {}  # the last check's votes per claim
         self._halts: dict[Claim, int] = {}  # halts per step (monitor mode)
         self._missed: dict[Claim, int] = {}  # missing effects per step (symbolic modes)
-        self._last_place: dict[Claim, tuple[float, float]] = {}  # this codeplan's last tries
         self.gate = gate  # ConceptAgent's precondition check before each put, or None
 
     # -- primitives ------------------------------------------------------------------------
@@ -407,7 +398,6 @@ class Controller:
         if self.claims and self.mode != "open-loop":
             holds = self._check(self.claims)
             self.claims = [c for c, ok in zip(self.claims, holds, strict=True) if ok]
-        self._last_place.clear()  # a new codeplan's first try of a step always runs
         self.trace.event("claims", claims=[str(c) for c in self.claims])
 
     # -- perception ---------------------------------------------------------------------
@@ -426,8 +416,6 @@ class Controller:
         if self._inventory is None:
             self._inventory = seen
         self._last_seen.update(dict.fromkeys(seen, self.obs.front_rgb))
-        self._looks.pop(frozenset(seen), None)  # re-inserted last: the newest look
-        self._looks[frozenset(seen)] = self.obs.front_rgb
         hidden = [o for o in self._inventory if o not in seen]
         if hidden:
             self.trace.event("hidden", objects=hidden)
@@ -481,12 +469,10 @@ class Controller:
             raise ValueError(f"unknown {role} {name!r}; objects: {', '.join(known)}")
         return name
 
-    def _execute(self, claim: Claim, switch: bool = False, redo: bool = False) -> None:
+    def _execute(self, claim: Claim, switch: bool = False) -> None:
         """One actor step; actor errors and failed actions are recorded, not raised.
         `switch`: the learned actor failed this step SWITCH_AFTER times — the halves of its
-        action that disagree with perception are replaced by the grounded tools. `redo`: a
-        redo after a failed check, stopped if it would repeat the last try
-        (`_stop_if_repeat`)."""
+        action that disagree with perception are replaced by the grounded tools."""
         instruction = claim.instruction()
         self.budget.check()  # a redo loop inside one call must not outlast the budget
         self.counters.actions += 1
@@ -505,7 +491,6 @@ class Controller:
             self.counters.failed_actions += 1
             self.trace.event("action", instruction=instruction, error=error)
             return
-        self._stop_if_repeat(claim, action, redo)
         halt = None
         if self.watcher is not None:
             self.obs, halt = self.watcher.run(self.env, self.obs, action, claim.pick,
@@ -523,25 +508,6 @@ class Controller:
                          **self._ground_truth(instruction))
         if halt is not None:
             self._after_halt(claim, halt, action)
-
-    def _stop_if_repeat(self, claim: Claim, action: PickPlace, redo: bool) -> None:
-        """ActionStuck (a new plan now) when this try would repeat the step's last one in
-        this codeplan: the block is picked where that try put it and put back there, so
-        it would end as that try did, which did not hold. Why: a block put on a stand slot
-        that another block had taken, or over two blocks with a third lying on one, landed
-        on that block and every redo picked it there and put it back; four tries per
-        replan ran pyramids out of their 20 retries (every one of the 20 failed oracle
-        pyramids of dev seeds 5400-5499, session 38). The new plan starts from where
-        things are."""
-        last = self._last_place.get(claim)
-        self._last_place[claim] = (action.place[0], action.place[1])
-        if not redo or last is None or \
-                max(_dist(action.pick, last), _dist(action.place, last)) > REPEAT_XY:
-            return
-        self.counters.repeats += 1
-        self.trace.event("repeat", claim=str(claim), place=[round(v, 4) for v in last])
-        raise ActionStuck(f"'{claim}' would be redone as its last try: the {claim.pick} lies "
-                          "where that try put it and would go back there")
 
     def _with_tools(self, claim: Claim, instruction: str, action: PickPlace | None,
                     forced: tuple[str, ...]) -> tuple[PickPlace | None, tuple[str, ...]]:
@@ -635,8 +601,7 @@ class Controller:
                 self.trace.event("retry", claim=str(claim), retries=self.counters.retries)
                 if self.counters.retries > MAX_RETRIES:
                     raise RetryBudgetExceeded(f"more than {MAX_RETRIES} retries")
-                self._execute(claim, switch=self.tool_switch and tries[claim] >= SWITCH_AFTER,
-                              redo=True)
+                self._execute(claim, switch=self.tool_switch and tries[claim] >= SWITCH_AFTER)
 
     def _check(self, claims: list[Claim]) -> list[bool]:
         questions = [q for c in claims for q in c.questions()]
@@ -678,16 +643,10 @@ class Controller:
         shows is asked of the last image that listed it. Why: a block hidden under others
         has not moved (they rest on it), and the pyramid's codeplan asks which base block
         is in the middle ("is the X left of the Y?") after the row above hid one of them;
-        the codeplan crashed on "unknown object" and was replanned (dev seed 5000). The image
-        is the last that listed every object the question names, if one did: the last one
-        listing the hidden block alone may miss the other (a block hidden later), and the
-        codeplan crashed the same way on every replan until the plan budget ran out (dev
-        pyramid 5215, session 38)."""
+        the codeplan crashed on "unknown object" and was replanned (dev seed 5000)."""
         hidden = [o for o in self._last_seen if o.endswith("block") and f"'{o}'" in answer.text]
-        named = {o for o in self._last_seen if re.search(rf"\b{re.escape(o)}\b", question)}
-        frame = next((image for seen, image in reversed(self._looks.items()) if named <= seen),
-                     self._last_seen.get(hidden[0]) if hidden else None)
-        if frame is None or not hidden:
+        frame = self._last_seen.get(hidden[0]) if hidden else None
+        if frame is None:
             return answer
         self.trace.event("asked_last_seen", question=question, hidden=hidden[0])
         return self._ask_answers([question], image=frame)[0]
@@ -711,11 +670,6 @@ class Controller:
                          qa=[[q, a.text, round(a.score, 4)]
                              for q, a in zip(questions, answers, strict=True)])
         return answers
-
-
-def _dist(point, xy: tuple[float, float]) -> float:
-    """Distance in the table plane between `point` (x, y[, z]) and `xy`."""
-    return math.hypot(point[0] - xy[0], point[1] - xy[1])
 
 
 def _believed(claims: list[Claim], votes: list[list[bool | None]],

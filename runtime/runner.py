@@ -225,12 +225,7 @@ def _plan_and_run(config: RunConfig, instruction: str, planner: Planner, sandbox
 def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: Sandbox,
                controller: Controller, trace: TraceWriter, outcome: _Outcome) -> None:
     initial: list[tuple[str, str, str]] = []
-    attempt = 0
-    # A redo stopped as a repeat of its last try (`Controller._stop_if_repeat`) asks for a new
-    # plan in its place; it was counted as a retry, so its plan does not use up the codeplan
-    # budget as well: with it counted, the first pyramids of round 7 ran out of codeplans
-    # where they had run out of retries (dev seeds 5500-5599: 25 against 13 of 200).
-    while attempt < plan_budget(config, planner) + controller.counters.repeats:
+    for attempt in range(plan_budget(config, planner)):
         controller.budget.check()
         with episode.active(controller):
             objects, facts = controller.planning_facts(first=attempt == 0)
@@ -250,9 +245,8 @@ def _plan_loop(config: RunConfig, instruction: str, planner: Planner, sandbox: S
         outcome.feedback.append(feedback)
         trace.event("step" if feedback == STEP_RAN else "replan", attempt=attempt + 1,
                     feedback=feedback)
-        attempt += 1
-    outcome.failure_reason = (f"no codeplan finished the task in {attempt} codeplans; last "
-                              f"feedback: {outcome.feedback[-1]}")
+    outcome.failure_reason = (f"no codeplan finished the task in {plan_budget(config, planner)} "
+                              f"codeplans; last feedback: {outcome.feedback[-1]}")
 
 
 def plan_budget(config: RunConfig, planner: Planner | None = None) -> int:

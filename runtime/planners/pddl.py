@@ -48,7 +48,6 @@ from unified_planning.shortcuts import (
     Not,
     Object,
     OneshotPlanner,
-    Or,
     Problem,
     UserType,
     get_environment,
@@ -96,18 +95,17 @@ def solve(goal: Goal, state: SceneState, time_limit_s: float = 20.0) -> Solution
 
     Fast Downward runs as a subprocess in its own session; on timeout unified-planning kills
     its whole process group (`os.killpg`), and FD's own search limit is set as a second guard.
-    A pyramid state the model finds unsolvable only because a block lying on a bottom-row
-    block has nowhere to go first (`_Model._loose_on_supports`) is planned again without that
-    constraint, as before it existed: a perceived "lying on one block" is often a straddle
-    whose second support the reasoner missed, and no plan at all ends the episode (11 of 100
-    dev pyramids, session 38).
     """
-    started = time.perf_counter()
     model = _Model(goal, state)
-    result = _run(model, time_limit_s)
-    if result.status in UNSOLVABLE and model.constrained:
-        model = _Model(goal, state, loose_first=False)
-        result = _run(model, time_limit_s)
+    get_environment().credits_stream = None  # the engine credits banner would pollute stdout
+    params = {"fast_downward_search_config": SEARCH,
+              "fast_downward_search_time_limit": f"{max(1, int(time_limit_s))}s"}
+    started = time.perf_counter()
+    try:
+        with _private_cwd(), OneshotPlanner(name="fast-downward", params=params) as planner:
+            result = planner.solve(model.problem, timeout=time_limit_s)
+    except UPException as e:  # e.g. up-fast-downward missing or its binary broken
+        raise PlannerError(f"Fast Downward is not usable: {type(e).__name__}: {e}") from None
     elapsed = time.perf_counter() - started
     if result.status in SOLVED and result.plan is not None:
         return Solution(model.steps(result.plan.actions), elapsed, model.base,
@@ -120,18 +118,6 @@ def solve(goal: Goal, state: SceneState, time_limit_s: float = 20.0) -> Solution
                            f"from the perceived scene: {_describe(state)}")
     logs = " ".join(m.message for m in result.log_messages or [])[-300:]
     raise PlannerError(f"Fast Downward failed ({result.status.name}): {logs}")
-
-
-def _run(model: _Model, time_limit_s: float):
-    """Fast Downward's result for `model`'s problem."""
-    get_environment().credits_stream = None  # the engine credits banner would pollute stdout
-    params = {"fast_downward_search_config": SEARCH,
-              "fast_downward_search_time_limit": f"{max(1, int(time_limit_s))}s"}
-    try:
-        with _private_cwd(), OneshotPlanner(name="fast-downward", params=params) as planner:
-            return planner.solve(model.problem, timeout=time_limit_s)
-    except UPException as e:  # e.g. up-fast-downward missing or its binary broken
-        raise PlannerError(f"Fast Downward is not usable: {type(e).__name__}: {e}") from None
 
 
 @contextmanager
@@ -245,10 +231,8 @@ def tower_from(state: SceneState, base: str) -> list[str]:
 class _Model:
     """Builds the unified-planning problem and maps Fast Downward's plan back to names."""
 
-    def __init__(self, goal: Goal, state: SceneState, loose_first: bool = True) -> None:
+    def __init__(self, goal: Goal, state: SceneState) -> None:
         self.goal, self.state = goal, state
-        self.loose_first = loose_first
-        self.constrained = False  # set when a slot waits for a block lying on its support
         self.pyramid = goal.family == "pyramid"
         self.slots, self.row_known = pyramid_slots(state) if self.pyramid else ({}, True)
         self.base = tower_base(goal, state) if goal.family == "stack-all" else None
@@ -297,34 +281,10 @@ class _Model:
             put.add_precondition(pre)
         for need in SLOT_NEEDS[slot]:
             put.add_precondition(self.filled(self.obj[f"slot {need}"]))
-        for loose, support in self._loose_on_supports(slot) if self.loose_first else ():
-            self.constrained = True
-            put.add_precondition(Or(Not(self.at(self.obj[loose], self.obj[support])),
-                                    Equals(b, self.obj[loose])))
         self._move(put, b, src, here)
         put.add_effect(self.fixed(b), True)
         put.add_effect(self.filled(here), True)
         return put
-
-    def _loose_on_supports(self, slot: int) -> list[tuple[str, str]]:
-        """(loose block, support) pairs: a block perceived on one block of the filled slots
-        that `slot` rests on, in no slot itself. Such a block must leave before `slot` is
-        filled, unless it is the block that fills it (picked off its support and set down
-        straddling it). Why: a block knocked or dropped onto a bottom-row block was left
-        there and the plan's middle-row block put over it, landing on it, four tries to a
-        replan that planned the same (dev pyramids 5405-5497 with the oracle, session 38).
-        A block filled into a slot while planning had nothing on it, so only the perceived
-        ones count. With the row's middle a guess (`row_known` False) the codeplan picks the
-        supports at run time, so a middle-row slot counts every bottom-row block."""
-        in_slot = set(self.slots.values())
-        needs = (0, 1, 2) if slot in (3, 4) and not self.row_known else SUPPORTS.get(slot, ())
-        pairs = []
-        for need in needs:
-            support = self.slots.get(need)
-            pairs += [(b, support) for b in self.state.blocks if support is not None
-                      and b not in in_slot and b not in self.state.pair_support
-                      and self.state.support.get(b) == support]
-        return pairs
 
     def _move(self, put: InstantaneousAction, b, src, dst) -> None:
         put.add_effect(self.at(b, dst), True)

@@ -183,57 +183,6 @@ def test_claims_into_bowls_are_redone_in_one_round_as_before(tmp_path):
     assert world.log == ["check", first.instruction(), second.instruction(), "check"]
 
 
-class _Repeating(_World):
-    """The block lies where the last try put it (the pick is there) and the actor puts it
-    `shift` metres along x from there (0: back on the same spot)."""
-
-    def __init__(self, shift: float) -> None:
-        super().__init__({}, {})
-        self.shift, self.at, self.tries = shift, (0.3, 0.3), 0
-
-    def act(self, obs, instruction):
-        from ravens_env.types import PickPlace
-
-        self.log.append(instruction)
-        self.tries += 1
-        place = (0.55 + self.shift * (self.tries % 2), 0.05)
-        pick, self.at = (*self.at, 0.09), place
-        return PickPlace(pick, (*place, 0.0))
-
-
-def test_a_redo_that_would_repeat_its_last_try_asks_for_a_new_plan_at_once(tmp_path):
-    """A block that landed on another (its stand slot taken) lies where the try put it; a
-    redo picking it there and putting it back on the same spot ends the same way, so the
-    codeplan stops after two tries instead of four, traced as a `repeat`."""
-    world = _Repeating(shift=0.0)
-    c = _scripted(tmp_path, world, [])
-    claim = Claim("red block", "stand")
-    with pytest.raises(ActionStuck, match="would be redone as its last try"):
-        c._hold([claim])
-    assert world.log == ["check", claim.instruction(), "check", claim.instruction()]
-    assert c.counters.actions == 2 and c.counters.retries == 2
-    c.trace.close()
-    _, events = read_trace(tmp_path / "r")
-    assert [e["claim"] for e in events if e["type"] == "repeat"] == [str(claim)]
-
-
-def test_a_redo_elsewhere_and_a_new_codeplans_first_try_are_not_repeats(tmp_path):
-    """A redo that puts the block 2 cm from the last try may end otherwise: the four tries
-    run; after a new codeplan begins, its first try of the step runs whatever the last one
-    of the old codeplan did."""
-    world = _Repeating(shift=0.02)
-    c = _scripted(tmp_path, world, [])
-    claim = Claim("red block", "stand")
-    with pytest.raises(ActionStuck, match="still does not hold"):
-        c._hold([claim])
-    assert c.counters.actions == 4
-    world.shift = 0.0
-    c.begin_codeplan()
-    with pytest.raises(ActionStuck, match="would be redone as its last try"):
-        c._hold([claim])
-    assert c.counters.actions == 6
-
-
 def test_at_start_questions_see_the_scene_before_any_action(make):
     c = make("progress")
     block = _blocks(c)[0]
@@ -420,33 +369,6 @@ def test_a_codeplan_question_about_a_hidden_block_is_asked_of_the_last_image_lis
     assert reasoner.images[-2:] == [2, 1]  # the current image, then the last listing it
     with pytest.raises(ValueError, match="unknown object"):
         c.is_true("is the purple block left of the blue block?")
-
-
-def test_a_question_naming_two_hidden_blocks_goes_to_the_last_image_listing_both(tmp_path):
-    """Brown was last listed in image 2, which missed pink (hidden there already); the
-    question about both goes to image 1, the last look that listed both, instead of
-    crashing on "no 'pink block'" (dev pyramid 5215 crashed so on every replan)."""
-    from dataclasses import replace
-
-    import numpy as np
-
-    seen_in = {1: ["brown block", "pink block", "stand"], 2: ["brown block", "stand"],
-               3: ["stand"]}
-
-    class Frames(_Hiding):
-        def ask(self, image, questions):
-            self.images = [*getattr(self, "images", []), int(image[0, 0, 0])]
-            self.visible = seen_in[self.images[-1]]
-            return super().ask(image, questions)
-
-    reasoner = Frames([], {"is the brown block left of the pink block?"})
-    world = _World({}, {})
-    c = _hiding(tmp_path, reasoner, world)
-    for image in (1, 2, 3):
-        c.obs = replace(world.obs, front_rgb=np.full((4, 4, 3), image, np.uint8))
-        c.perceive_objects()
-    assert c.is_true("is the brown block left of the pink block?")
-    assert reasoner.images[-2:] == [3, 1]
 
 
 def test_a_block_seen_straddled_by_a_claim_that_holds_is_believed_in_place():

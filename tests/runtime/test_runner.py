@@ -122,38 +122,6 @@ def test_more_than_20_retries_fail_the_episode(tmp_path):
     assert result.failure_reason == "retry budget: more than 20 retries"
 
 
-def test_a_redo_stopped_as_a_repeat_plans_again_without_using_up_the_codeplan_budget(
-        tmp_path, monkeypatch):
-    """A reasoner that never sees the block in its bowl: every redo would put it back where
-    the last try did, so each codeplan stops at its first redo (a `repeat`) and asks for a
-    new plan; those plans do not count against the codeplan budget (each stop was counted
-    as a retry), so the episode runs to the retry budget, not max_plans codeplans."""
-    import runtime.runner as runner
-    from runtime.components import make_reasoner
-
-    class NeverIn:
-        name = "never-in"
-
-        def __init__(self, env):
-            self.oracle = make_reasoner("oracle", env)
-
-        def ask(self, image, questions):
-            from vrs.reasoner import Answer
-
-            answers = self.oracle.ask(image, questions)
-            return [Answer("no") if " in the " in q and q.startswith("is the ") else a
-                    for q, a in zip(questions, answers, strict=True)]
-
-    monkeypatch.setattr(runner, "make_reasoner", lambda name, env: NeverIn(env))
-    result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), max_plans=3)
-    # 1 + 20 codeplans, each its first try and one redo stopped as a repeat, until the 21st
-    # retry ends the episode (the block is in its bowl all along: ground truth succeeds)
-    assert result.counts["repeats"] == 20 and result.counts["retries"] == 21
-    assert result.counts["planner_calls"] == 21 and result.counts["actions"] == 41
-    _, events = read_trace(Path(result.run_dir))
-    assert sum(e["type"] == "repeat" for e in events) == 20
-
-
 def test_open_loop_never_asks_about_actions(tmp_path):
     result = run(tmp_path, ScriptedPlanner(good_plan(*TARGET)), mode="open-loop",
                  situations="drop=1.0")
