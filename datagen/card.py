@@ -30,6 +30,12 @@ VARIANT_TEXT = {
               "camera; Gaussian blur 0-1.2 "
               "px and pixel noise 0-6; an exposure gain of 0.8-1.5 (log-uniform, clipped at "
               "white); the arm in view in 30% of the images",
+    "clutter": "the `random` variant with its table cluttered (issue 27, session 38): flat "
+               "squares 2-5 cm across in the colours blocks have (4-30 per square metre, 3 in "
+               "10 at the darker shade) on every table, and on half of them a mosaic of "
+               "cells 5-9 cm across, each its own shade, with dark or pale joints; drawn "
+               "after all of `random`'s draws, so `random` at the same seed offset is its "
+               "control",
     "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "
                "survey's most-named RGB per colour (not CLIPort's palette), a warm low light "
                "from behind on the right with shadows, a tiled table, rounded blocks, curved "

@@ -81,3 +81,28 @@ def smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:
     coarse = rng.uniform(-1.0, 1.0, (cells + 1, cells + 1)).astype(np.float32)
     img = Image.fromarray(coarse, mode="F").resize((size, size), Image.BILINEAR)
     return np.asarray(img, np.float32)
+
+
+def cells(rng: np.random.Generator, size: int, cell: int
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Irregular cells, one per `cell`-texel square of a jittered grid (its centre drawn in
+    the middle 70% of the square), wrapping at the edges: (the cell index of every texel,
+    its distance to that cell's centre, its distance to the next nearest centre). Where the
+    two distances meet is the joint between two cells (pebbles, a mosaic)."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
+    n = size // cell
+    centres = (np.mgrid[0:n, 0:n].transpose(1, 2, 0) + rng.uniform(0.15, 0.85, (n, n, 2))) * cell
+    near = np.full((2, size, size), np.inf)
+    index = np.zeros((size, size), np.int64)
+    for dj in (-1, 0, 1):
+        for di in (-1, 0, 1):
+            j, i = (yy // cell + dj).astype(int) % n, (xx // cell + di).astype(int) % n
+            cy, cx = centres[j, i, 0], centres[j, i, 1]
+            dist = np.hypot((yy - cy + size / 2) % size - size / 2,
+                            (xx - cx + size / 2) % size - size / 2)
+            closer = dist < near[0]
+            near[1] = np.where(closer, near[0], np.minimum(near[1], dist))
+            index = np.where(closer, j * n + i, index)
+            near[0] = np.where(closer, dist, near[0])
+    return index, near[0], near[1]
+

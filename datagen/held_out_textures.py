@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from datagen.drawn_textures import smooth_noise
+from datagen.drawn_textures import cells, smooth_noise
 
 
 def _leather(rng: np.random.Generator, size: int) -> np.ndarray:
@@ -154,23 +154,11 @@ def _pebbles(rng: np.random.Generator, size: int) -> np.ndarray:
     """Shade of river pebbles set in dark mortar: one stone per 4-texel (6 cm) cell, its centre
     anywhere in the cell (so stones 3-10 cm across, about a block's size), each its own shade,
     lit a little brighter at its middle, and the mortar showing where two stones meet."""
-    cell, yy, xx = 4, *np.mgrid[0:size, 0:size].astype(np.float64)
+    cell = 4
     n = size // cell
-    centres = (np.mgrid[0:n, 0:n].transpose(1, 2, 0) + rng.uniform(0.15, 0.85, (n, n, 2))) * cell
-    near = np.full((2, size, size), np.inf)
-    stone = np.zeros((size, size), np.int64)
-    for dj in (-1, 0, 1):
-        for di in (-1, 0, 1):
-            j, i = (yy // cell + dj).astype(int) % n, (xx // cell + di).astype(int) % n
-            cy, cx = centres[j, i, 0], centres[j, i, 1]
-            dist = np.hypot((yy - cy + size / 2) % size - size / 2,
-                            (xx - cx + size / 2) % size - size / 2)
-            closer = dist < near[0]
-            near[1] = np.where(closer, near[0], np.minimum(near[1], dist))
-            stone = np.where(closer, j * n + i, stone)
-            near[0] = np.where(closer, dist, near[0])
-    shade = rng.uniform(0.7, 1.3, n * n)[stone] * (1.1 - 0.05 * near[0])
-    mortar = near[1] - near[0] < 0.45
+    stone, nearest, second = cells(rng, size, cell)
+    shade = rng.uniform(0.7, 1.3, n * n)[stone] * (1.1 - 0.05 * nearest)
+    mortar = second - nearest < 0.45
     return np.where(mortar, 0.5, shade).astype(np.float32)
 
 

@@ -34,6 +34,11 @@ class Table:
     kind: str = "plain"  # plain | wood | noise | tiles
     rgb: tuple[int, int, int] = (92, 89, 84)
     seed: int = 0
+    # The `clutter` variant's (session 38; 0: none): flat block-coloured squares a block's
+    # size or smaller, per square metre, and a mosaic of cells this many texels across
+    # (a block is 2.6), each its own shade, laid over the pattern (textures.py).
+    decals: float = 0.0
+    mosaic: float = 0.0
 
 
 @dataclass(frozen=True)

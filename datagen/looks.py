@@ -5,7 +5,8 @@ Why: a detector trained on one palette, one light, one table and one mesh of eac
 learns those, not "a red block" (issue 27: about two thirds right on another simulator's
 look). The `random` variant draws, per image, everything a renderer can change without
 changing the scene's ground truth; the `foreign` variant is one look kept out of it on purpose,
-to measure transfer to something the randomisation did not cover.
+to measure transfer to something the randomisation did not cover. The `clutter` variant is
+`random` with block-coloured decals and a mosaic of block-sized cells over its table.
 
 Everything here is numbers (no PyBullet): `draw_look` turns a random stream into a `Look`,
 which goes into the scene JSON as `look` and is applied by `datagen/render_look.py`.
@@ -21,7 +22,7 @@ colour's value, so the boxes are also kept apart from each other's darker shades
 from __future__ import annotations
 
 import colorsys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,8 +35,8 @@ from datagen.held_out_looks import (  # noqa: F401  (re-exported: the palettes' 
 )
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 
-LOOK_VARIANTS = ("random", "foreign", "studio", "kitchen", "workshop", "gallery", "lobby",
-                 "library", "piano", "steel", "baize", "slate", "linen",
+LOOK_VARIANTS = ("random", "clutter", "foreign", "studio", "kitchen", "workshop", "gallery",
+                 "lobby", "library", "piano", "steel", "baize", "slate", "linen",
                  "bamboo", "parquet", "concrete", "carpet", "terracotta",
                  "pebbles", "brick")
 
@@ -129,7 +130,20 @@ def check_look_variant(variant: str) -> str:
 def draw_look(variant: str, rng: np.random.Generator) -> Look:
     """The look of one image of `variant` (see the module doc); all of it from `rng`."""
     check_look_variant(variant)
-    return {"random": _random_look, **HELD_OUT_DRAWS}[variant](rng)
+    return {"random": _random_look, "clutter": _clutter_look, **HELD_OUT_DRAWS}[variant](rng)
+
+
+def _clutter_look(rng: np.random.Generator) -> Look:
+    """`random`'s look with its table cluttered (session 38, issue 27): block-coloured decals
+    on every table (4-30 per square metre) and, on half, a mosaic of cells 3-6 texels (5-9
+    cm) across laid over the pattern (textures._decals, _mosaic). Drawn after all of
+    `random`'s draws, so a seed's look is `random`'s but for these: the two variants at one
+    seed offset are a candidate and its control."""
+    look = _random_look(rng)
+    decals = _round3(rng.uniform(4.0, 30.0))
+    mosaic = float(rng.integers(3, 7)) if rng.random() < 0.5 else 0.0
+    return replace(look, variant="clutter",
+                   table=replace(look.table, decals=decals, mosaic=mosaic))
 
 
 def _random_look(rng: np.random.Generator) -> Look:

@@ -187,7 +187,7 @@ def test_regular_table_patterns_are_seeded_and_high_contrast(kind):
 
 
 def test_an_unknown_look_is_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="random, foreign, studio, kitchen"):
+    with pytest.raises(ValueError, match="random, clutter, foreign, studio, kitchen"):
         draw_look("photoreal", np.random.default_rng(0))
     with pytest.raises(ValueError, match="tiles"):
         table = draw_look("random", np.random.default_rng(0)).table
