@@ -34,8 +34,8 @@ VARIANT_TEXT = {
                "squares 2-5 cm across in the colours blocks have (4-30 per square metre, 3 in "
                "10 at the darker shade) on every table, and on half of them a mosaic of "
                "cells 5-9 cm across, each its own shade, with dark or pale joints; drawn "
-               "after all of `random`'s draws, so `random` at the same seed offset is its "
-               "control",
+               "after all of `random`'s look draws, so `random` at the same seed offset has "
+               "the same scenes and look but for the table (its control)",
     "foreign": "ONE held-out look, none of which the `random` variant draws: the xkcd colour "
                "survey's most-named RGB per colour (not CLIPort's palette), a warm low light "
                "from behind on the right with shadows, a tiled table, rounded blocks, curved "

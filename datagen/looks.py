@@ -137,8 +137,10 @@ def _clutter_look(rng: np.random.Generator) -> Look:
     """`random`'s look with its table cluttered (session 38, issue 27): block-coloured decals
     on every table (4-30 per square metre) and, on half, a mosaic of cells 3-6 texels (5-9
     cm) across laid over the pattern (textures._decals, _mosaic). Drawn after all of
-    `random`'s draws, so a seed's look is `random`'s but for these: the two variants at one
-    seed offset are a candidate and its control."""
+    `random`'s look draws, so a seed's look is `random`'s but for these: the two variants at
+    one seed offset are a candidate and its control (same scenes, same look but the table;
+    what the renderer draws after the look from the same stream — camera jitter, the arm's
+    pose, pixel noise — differs)."""
     look = _random_look(rng)
     decals = _round3(rng.uniform(4.0, 30.0))
     mosaic = float(rng.integers(3, 7)) if rng.random() < 0.5 else 0.0
