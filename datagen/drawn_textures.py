@@ -1,6 +1,7 @@
 """Table textures of the `random` look whose scale and contrast are drawn from the table's
 seed: regular patterns (`structured`: grid, checker, stripes; session 22), boards (`planks`)
-and woven cloth (`weave`; both session 33, issue 27).
+and woven cloth (`weave`; both session 33, issue 27); and `cells`, the irregular cells of
+the pebbles look and of `clutter`'s mosaic (session 38).
 
 Why apart from textures.py: that module holds every look's fixed texture; these are
 families `random` draws from, each a pure function of its generator. Why boards and cloth: on the
@@ -105,4 +106,3 @@ def cells(rng: np.random.Generator, size: int, cell: int
             index = np.where(closer, j * n + i, index)
             near[0] = np.where(closer, dist, near[0])
     return index, near[0], near[1]
-
