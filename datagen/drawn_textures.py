@@ -84,12 +84,17 @@ def smooth_noise(rng: np.random.Generator, size: int, cells: int) -> np.ndarray:
     return np.asarray(img, np.float32)
 
 
-def cells(rng: np.random.Generator, size: int, cell: int
+def cells(rng: np.random.Generator, size: int, cell: float
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Irregular cells, one per `cell`-texel square of a jittered grid (its centre drawn in
     the middle 70% of the square), wrapping at the edges: (the cell index of every texel,
     its distance to that cell's centre, its distance to the next nearest centre). Where the
-    two distances meet is the joint between two cells (pebbles, a mosaic)."""
+    two distances meet is the joint between two cells (pebbles, a mosaic). ValueError for a
+    cell size that is not a whole number of texels from 1 to `size`."""
+    if cell != int(cell) or not 1 <= cell <= size:
+        raise ValueError(f"cells: cell size {cell!r} must be a whole number of texels from 1 "
+                         f"to the texture's {size}")
+    cell = int(cell)
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
     n = size // cell
     centres = (np.mgrid[0:n, 0:n].transpose(1, 2, 0) + rng.uniform(0.15, 0.85, (n, n, 2))) * cell

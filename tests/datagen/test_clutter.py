@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from datagen.look_parts import Table
 from datagen.looks import COLOR_RANGES, LOOK_VARIANTS, draw_look
@@ -60,3 +61,9 @@ def test_a_mosaic_lays_cells_of_their_own_shade_with_joints_over_the_pattern():
     assert cells.min() >= 0.69 and cells.max() <= 1.31 and cells.std() > 0.1
     # neither the mosaic nor the decals touch a table that has none (drawn as before them)
     assert np.array_equal(a, table_texture(replace(bare, mosaic=0.0, decals=0.0), 240))
+
+
+@pytest.mark.parametrize("cell", [2.5, 500.0])
+def test_a_mosaic_of_a_cell_size_it_cannot_lay_is_refused_by_name(cell):
+    with pytest.raises(ValueError, match="cell size"):
+        table_texture(Table(kind="plain", seed=1, mosaic=cell), 256)
