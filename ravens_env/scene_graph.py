@@ -22,11 +22,6 @@ from ravens_env.dimensions import BLOCK_SIZE, BOWL_FLOOR, BOWL_HEIGHT, STAND_SIZ
 
 IN_RADIUS = 0.05  # metres: a block whose centre is this close (xy) to a bowl's centre is in it
 ON_XY = 0.03  # metres: max xy offset between a block and the block it rests on
-# A block resting on two or more blocks (a pyramid's straddle) is on each one whose top face
-# it overlaps by at least 5 mm: centres under a block size minus that apart. ON_XY alone left
-# a straddle over supports 5 cm apart a corridor of +-0.5 cm along the row, where it touches
-# both for +-1.5 cm and the task's slot takes +-2 cm.
-STRADDLE_XY = 0.035  # metres
 REST_TOL = 0.012  # metres: max gap between a bottom face and the surface it rests on
 DIRECTION_MARGIN = 0.01  # metres
 TABLE = "table"
@@ -155,10 +150,6 @@ def _supports(obj: SceneObject, objects: list[SceneObject]) -> list[tuple[str, s
                 return [("in", bowl.name)]
         under = [("on", o.name) for o in objects
                  if o is not obj and o.type in ("block", "stand") and _rests_on(obj, o)]
-        straddled = [("on", o.name) for o in objects if o is not obj and o.type == "block"
-                     and _rests_on(obj, o, STRADDLE_XY)]
-        if len(straddled) >= 2:
-            under = straddled + [u for u in under if u not in straddled]
         if under:
             return under
     if abs(obj.bottom) <= REST_TOL and obj.tilt < 0.35:
@@ -172,14 +163,12 @@ def _in_bowl(block: SceneObject, bowl: SceneObject) -> bool:
     return dxy <= IN_RADIUS and block.bottom <= floor + BOWL_HEIGHT - BOWL_FLOOR
 
 
-def _rests_on(upper: SceneObject, lower: SceneObject, reach: float = ON_XY) -> bool:
-    """Whether `upper`'s bottom face lies on `lower`'s top: within REST_TOL in height and,
-    on a block, centres at most `reach` apart (xy)."""
+def _rests_on(upper: SceneObject, lower: SceneObject) -> bool:
     gap = upper.bottom - lower.top
     if abs(gap) > REST_TOL:
         return False
     if lower.type == "block":
-        return math.dist(upper.position[:2], lower.position[:2]) <= reach
+        return math.dist(upper.position[:2], lower.position[:2]) <= ON_XY
     # The stand is a rotated box: test the block centre in its footprint.
     dx = upper.position[0] - lower.position[0]
     dy = upper.position[1] - lower.position[1]
