@@ -87,9 +87,8 @@ class GroundedActor(SceneActor):
         on the right block was judged off it and replaced by the grounded grasp at the
         misread point: on dev pyramids (5500-5599, learned actor, oracle reasoner) 6 of 251
         places onto two blocks with the grounded grasp held, against 164 of 694 with the
-        learned pick. The pixel is what the
-        detector reads well; the actor's depth gives the height. Without a camera, the
-        distance to the grounded grasp point."""
+        learned pick. The pixel is what the detector reads well; the actor's depth gives the
+        height. Without a camera, the distance to the grounded grasp point."""
         if self.camera is None:
             return xy_distance(pick, self.grasp_for(obs, name)[0])
         block = self.scene_for(obs).get(name)
