@@ -91,15 +91,10 @@ class GroundedActor(SceneActor):
         height. Without a camera, the distance to the grounded grasp point."""
         if self.camera is None:
             return xy_distance(pick, self.grasp_for(obs, name)[0])
-        return xy_distance(pick, self.centre_under(obs, name, pick))
-
-    def centre_under(self, obs: Observation, name: str, pick: tuple) -> tuple[float, float]:
-        """The xy of block `name`'s centre as perceived, its pixel cast at the height of a
-        block whose top is at `pick` (see `pick_error`); needs the camera."""
         block = self.scene_for(obs).get(name)
         uv = self.camera.project(np.array([block.position]))[:, :2]
         at = self.camera.unproject_to_height(uv, np.array([float(pick[2]) - BLOCK_SIZE / 2]))
-        return float(at[0, 0]), float(at[0, 1])
+        return xy_distance(pick, at[0])
 
     def occupant(self, scene: Scene, slot: tuple[float, float, float]) -> str | None:
         """The perceived block in or in the way of a stand slot (the nearest at the slot's
@@ -198,31 +193,9 @@ class Toolbox:
         if "grasp" in tools:
             action = replace(action, pick=grasp[0], pick_yaw=grasp[1])
         if "place" in tools:
-            xy = place[0] if "grasp" in tools else self._centred(obs, instruction, action,
-                                                                 place)
-            action = replace(action, place=(*xy, 0.0), place_yaw=place[1])
+            action = replace(action, place=(*place[0], 0.0), place_yaw=place[1])
         return ToolChoice(tools, action, f"learned pick {_cm(pick_off)} and place "
                                          f"{_cm(place_off)} from perception")
-
-    def _centred(self, obs: Observation, instruction: str, learned: PickPlace,
-                 place: tuple) -> tuple[float, float]:
-        """The grounded place `place` ((xy, yaw)) for the suction point of the learned pick,
-        so that the block's centre, not the point it is held by, lands on the target: the
-        block turns by the yaw change about the suction point. Only onto the stand and two
-        blocks (`first_tools`' places), where a slot takes 2 cm and a straddle 5 mm. Why: on
-        dev pyramids (5600-5639: base rows built by the learned picks and the grounded place,
-        then one place onto two blocks, no injected failures) the grounded straddle aimed
-        1.5 mm from the supports' true middle at the median but landed 3.6 mm off along the
-        row (p90 6.7): the learned pick held the block off its centre; 21 of 35 held. With
-        the scripted actor's centred picks on the scripted row: 38 of 40."""
-        pick_name = parse_step(instruction)[0]
-        if not self.first_tools(instruction) or self.grounded.camera is None:
-            return place[0]
-        cx, cy = self.grounded.centre_under(obs, pick_name, learned.pick)
-        turn = place[1] - learned.pick_yaw
-        dx, dy = cx - float(learned.pick[0]), cy - float(learned.pick[1])
-        c, s = np.cos(turn), np.sin(turn)
-        return (float(place[0][0] - (c * dx - s * dy)), float(place[0][1] - (s * dx + c * dy)))
 
     @staticmethod
     def first_tools(instruction: str) -> tuple[str, ...]:
