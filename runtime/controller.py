@@ -38,7 +38,6 @@ from ravens_env.types import Observation, PickPlace
 from runtime.monitors import MONITOR_MODES, View, make_monitor
 from runtime.monitors.gate import PreconditionGate
 from runtime.monitors.symbolic import UNKNOWN
-from runtime.persistence import HeldClaims
 from runtime.tools import SWITCH_AFTER, Toolbox
 from runtime.trace import TraceWriter
 from runtime.watch import HALTS_BEFORE_REPLAN, MotionWatcher
@@ -248,9 +247,6 @@ class Controller:
         if toolbox is not None:  # the tools see the fixtures before anything moves
             toolbox.grounded.start_episode(obs)
             self._count_look()
-        # claims kept where the image has not changed (`runtime.persistence`); needs a parse
-        self.held = None if toolbox is None else HeldClaims(toolbox.grounded.parse,
-                                                           self._count_look)
         self._tools_next: dict[str, tuple[str, ...]] = {}  # block -> tools its redo must use
         self._tools_failed: dict[str, tuple[str, ...]] = {}  # block -> tools that just failed
         self._votes: dict[Claim, list[bool | None]] = {}  # the last check's votes per claim
@@ -614,10 +610,6 @@ class Controller:
         texts = [[next(answers) for _ in c.questions()] for c in claims]
         votes = [[self._vote(a) for a in t] for t in texts]
         believed = _believed(claims, votes, _missing(a for t in texts for a in t))
-        if self.held is not None:
-            believed, kept = self.held.keep(claims, votes, believed, self.obs.front_rgb)
-            if kept:
-                self.trace.event("unchanged", claims=kept)
         self._votes = dict(zip(claims, votes, strict=True))
         unseen = [str(c) for c, v in zip(claims, votes, strict=True) if None in v]
         truth = [self._ground_truth(c.instruction()).get("holds") for c in claims]
