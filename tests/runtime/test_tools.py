@@ -367,6 +367,12 @@ def test_a_learned_pick_is_judged_at_its_own_height_not_at_the_misread_level():
     assert grounded.pick_error(_obs("s"), "red block", beside) > PICK_TOLERANCE
     without_camera = GroundedActor(lambda image: scene)  # levels as parsed
     assert without_camera.pick_error(_obs("s"), "red block", top) > 0.03
+    # and the toolbox keeps that learned pick: no grounded grasp at the misread point
+    toolbox = Toolbox(grounded)
+    learned = PickPlace(pick=top, place=(0.5, 0.0, 0.0))  # onto the stand's centre
+    assert toolbox.choose(_obs("s"), "put the red block on the stand", learned).tools == ()
+    assert Toolbox(without_camera).choose(
+        _obs("s"), "put the red block on the stand", learned).tools == ("grasp",)
 
 
 def test_the_stand_stays_where_the_episodes_first_image_showed_it():
