@@ -17,14 +17,7 @@ import torch.nn.functional as F
 
 from ravens_env.scene_graph import Scene, SceneObject, compute_relations
 from vrs.detector.config import DetectorConfig
-from vrs.detector.stand import (
-    SEATED_Z,
-    STAND_REACH,
-    own_slots,
-    read_board,
-    seat_in_empty_slots,
-    seat_on_stand,
-)
+from vrs.detector.stand import STAND_REACH, read_board, seat_on_stand
 from vrs.detector.support import RAISED, resolve_stacks
 
 STAND = "stand"
@@ -135,30 +128,11 @@ def _no_bowl_on_stand(dets: list[Detection], config: DetectorConfig) -> list[Det
             or np.linalg.norm(p[:2] - centre) >= STAND_REACH]
 
 
-def _seat(uv: np.ndarray, z: np.ndarray, levels: np.ndarray | None, is_block: np.ndarray,
-          stand: int, config: DetectorConfig, image: np.ndarray | None
-          ) -> tuple[np.ndarray, np.ndarray | None, tuple, float, np.ndarray]:
-    """(heights, levels, stand centre, stand yaw, blocks each in a slot of its own) with the
-    blocks on the stand seated: `stand.seat_on_stand`, then `stand.seat_in_empty_slots` (a
-    seated block's level is 0), then `stand.own_slots`."""
-    raised = z > RAISED if levels is None else levels > 0
-    board = None if image is None else read_board(image, uv[stand], config.camera)
-    z, centre, yaw = seat_on_stand(uv, z, raised, is_block, stand, config.camera,
-                                   config.stand_z, board,
-                                   RAISED if levels is None else np.inf)
-    moved = seat_in_empty_slots(uv, z, raised, is_block, centre, yaw, config.camera)
-    z[moved] = SEATED_Z
-    if levels is not None and moved:
-        levels = levels.copy()
-        levels[moved] = 0
-    return z, levels, centre, yaw, own_slots(uv, z, is_block, centre, yaw, config.camera)
-
-
 def scene_from_detections(detections: list[Detection], config: DetectorConfig,
                           image: np.ndarray | None = None) -> Scene:
     """The symbolic scene: world positions by back-projection (base blocks seated on the stand,
-    `_seat`; blocks that would share space stacked, `support.resolve_stacks`), relations by
-    the scene rules. With the `image` the detections came from, an empty
+    `stand.seat_on_stand`; blocks that would share space stacked, `support.resolve_stacks`),
+    relations by the scene rules. With the `image` the detections came from, an empty
     stand's pose is read off its board (`stand.read_board`); without it, its yaw is 0."""
     dets = _no_bowl_on_stand(unique_by_name(detections), config)
     if not dets:
@@ -169,11 +143,12 @@ def scene_from_detections(detections: list[Detection], config: DetectorConfig,
     is_block = np.array([d.type == "block" for d in dets])
     yaws = np.zeros(len(dets))
     stand = next((i for i, d in enumerate(dets) if d.type == STAND), None)
-    slotted = None
     if stand is not None:
-        z, levels, centre, yaws[stand], slotted = _seat(uv, z, levels, is_block, stand,
-                                                        config, image)
-    xyz = resolve_stacks(uv, z, is_block, config.camera, levels, slotted)
+        raised = z > RAISED if levels is None else levels > 0
+        board = None if image is None else read_board(image, uv[stand], config.camera)
+        z, centre, yaws[stand] = seat_on_stand(uv, z, raised, is_block, stand, config.camera,
+                                               config.stand_z, board)
+    xyz = resolve_stacks(uv, z, is_block, config.camera, levels)
     if stand is not None:
         xyz[stand] = centre
     objects = [SceneObject(d.name, d.type, d.color, tuple(float(a) for a in p), yaw=float(yaw),

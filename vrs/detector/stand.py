@@ -56,26 +56,18 @@ Board = tuple[float, tuple[float, float]]  # (yaw rad, centre (x, y) metres), `r
 
 def seat_on_stand(uv: np.ndarray, z: np.ndarray, raised: np.ndarray, is_block: np.ndarray,
                   stand: int, camera: PinholeCamera, stand_z: float = ON_STAND_Z,
-                  board: Board | None = None, ceiling: float = RAISED
-                  ) -> tuple[np.ndarray, tuple, float]:
+                  board: Board | None = None) -> tuple[np.ndarray, tuple, float]:
     """(heights (N,) with seated blocks at SEATED_Z, stand centre (x, y, z), stand yaw rad)
     from pixels (N, 2), predicted heights (N,) metres, raised and block masks (N,), and the
     index of the stand's detection; a level-0 block is seated when its predicted centre is
-    above `stand_z` and below `ceiling` metres. `board` is the pose read off the board itself
-    (`read_board`): its centre and yaw when no block is seated, its yaw when the one seated
-    block shows no direction.
-
-    `ceiling` is RAISED when `raised` comes from the height alone; a detector with a level
-    head passes infinity, since its level says "not raised" better than its height does: the
-    second block of a row running away from the camera is predicted 4-5 cm high (its pixel
-    lies just above the first block's, where a block on that one would be), and under RAISED
-    it was left unseated, then stacked onto the first (dev pyramids, round 10's traces: 90 of
-    the 851 true stand claims answered "no" were level-0 blocks predicted 3.8-5 cm high)."""
+    above `stand_z` metres. `board` is the pose read off the board itself (`read_board`):
+    its centre and yaw when no block is seated, its yaw when the one seated block shows no
+    direction."""
     z = np.asarray(z, float).copy()
     xyz = camera.unproject_to_height(uv, z)
     centre = (float(xyz[stand, 0]), float(xyz[stand, 1]), STAND_SIZE[2] / 2)  # on the table
     near = np.linalg.norm(xyz[:, :2] - xyz[stand, :2], axis=1) < STAND_REACH
-    seated = np.flatnonzero(is_block & ~raised & (z > stand_z) & (z < ceiling) & near)
+    seated = np.flatnonzero(is_block & ~raised & (z > stand_z) & (z < RAISED) & near)
     if len(seated) == 0:
         if board is None:
             return z, centre, 0.0
@@ -131,63 +123,3 @@ def read_board(image: np.ndarray, uv: tuple[float, float], camera: PinholeCamera
     axis = axes[:, 1]  # along the row: (-sin yaw, cos yaw)
     middle = xy.mean(0)
     return math.atan2(axis[1], axis[0]) - math.pi / 2, (float(middle[0]), float(middle[1]))
-
-
-def base_slots(centre: tuple, yaw: float) -> np.ndarray:
-    """(3, 2): the (x, y) metres of the base slots of a stand at `centre` turned by `yaw`
-    (the row runs along the stand's local y axis, `stand_slots`)."""
-    axis = np.array([-math.sin(yaw), math.cos(yaw)])
-    return np.asarray(centre[:2], float) + np.outer([-SLOT, 0.0, SLOT], axis)
-
-
-def seat_in_empty_slots(uv: np.ndarray, z: np.ndarray, raised: np.ndarray,
-                        is_block: np.ndarray, centre: tuple, yaw: float,
-                        camera: PinholeCamera) -> list[int]:
-    """The raised blocks to seat: those whose pixel, cast at a seated block's height, lands
-    within SNAP_TOL of a base slot no seated block holds (front to back, each taking its
-    slot), once at least one block is seated (the row gives the slots; `z` as
-    `seat_on_stand` returns it).
-
-    Why: one image cannot tell a block on another from one just behind it, and when the row
-    runs away from the camera the next slot lies just where a block on the first would be
-    seen; the detector's level and height heads then both say "raised" (round 10's dev
-    traces: 333 of the 851 true stand claims answered "no"). Cast at the seated height such a
-    block lands in the empty slot behind; a block truly on a base block lands there only when
-    the row runs away from the camera too, and a pyramid's upper block, which rests on two
-    seated blocks, lands by the one behind, in a slot already held."""
-    seated = np.flatnonzero(is_block & ~raised & (z == SEATED_Z))
-    if len(seated) == 0:
-        return []
-    held = list(camera.unproject_to_height(uv[seated], z[seated])[:, :2])
-    slots = base_slots(centre, yaw)
-    found = []
-    for a in sorted(np.flatnonzero(is_block & raised), key=lambda i: -uv[i, 1]):
-        cast = camera.unproject_to_height(uv[a:a + 1], np.array([SEATED_Z]))[0, :2]
-        gaps = np.linalg.norm(slots - cast, axis=1)
-        slot = slots[int(gaps.argmin())]
-        if gaps.min() <= SNAP_TOL and min(np.linalg.norm(p - slot) for p in held) >= SLOT / 2:
-            found.append(int(a))
-            held.append(cast)
-    return found
-
-
-def own_slots(uv: np.ndarray, z: np.ndarray, is_block: np.ndarray, centre: tuple, yaw: float,
-              camera: PinholeCamera) -> np.ndarray:
-    """(N,) bool: the seated blocks (`z` == SEATED_Z) each nearest, within SLOT / 2, to a base
-    slot no other seated block is nearest to.
-
-    Why: a row running away from the camera is foreshortened, and its neighbours' casts came
-    3.5-4 cm apart, under a block's width, so `support.resolve_stacks` lifted the farther onto
-    the nearer as two blocks sharing space (round 10's dev traces: 57 of the true stand claims
-    answered "no" were level-0 blocks seated at first). Blocks in different slots of the board
-    do not share space."""
-    out = np.zeros(len(z), bool)
-    seated = np.flatnonzero(is_block & (z == SEATED_Z))
-    if len(seated) == 0:
-        return out
-    cast = camera.unproject_to_height(uv[seated], z[seated])[:, :2]
-    gaps = np.linalg.norm(cast[:, None] - base_slots(centre, yaw)[None], axis=2)  # (K, 3)
-    nearest = gaps.argmin(1)
-    for i, k in zip(seated, nearest, strict=True):
-        out[i] = gaps[seated.tolist().index(i), k] < SLOT / 2 and (nearest == k).sum() == 1
-    return out

@@ -41,12 +41,9 @@ LEAN_REACH = SLOT_GAP / 2 + ON_TOLERANCE
 
 
 def resolve_stacks(uv: np.ndarray, z: np.ndarray, is_block: np.ndarray,
-                   camera: PinholeCamera, levels: np.ndarray | None = None,
-                   slotted: np.ndarray | None = None) -> np.ndarray:
+                   camera: PinholeCamera, levels: np.ndarray | None = None) -> np.ndarray:
     """World centres (N, 3) metres from pixels (N, 2), predicted heights (N,) metres and, from
-    a detector with a level head, support levels (N,). Two `slotted` blocks (N, bool: each
-    alone in its own slot of the stand, `stand.own_slots`) are never stacked for sharing
-    space: their slots keep them apart."""
+    a detector with a level head, support levels (N,)."""
     z = np.asarray(z, float).copy()
     raised = z > RAISED if levels is None else np.asarray(levels) > 0
     if levels is not None:  # a raised block's height is its level's until a support is found
@@ -55,9 +52,7 @@ def resolve_stacks(uv: np.ndarray, z: np.ndarray, is_block: np.ndarray,
     settled: list[int] = []
     supports: dict[int, int] = {}
     for a in sorted((i for i in range(len(z)) if is_block[i]), key=lambda i: -uv[i, 1]):
-        apart = settled if slotted is None or not slotted[a] else \
-            [b for b in settled if not slotted[b]]
-        support = _support(a, bool(raised[a]), uv, z, xyz, settled, camera, apart)
+        support = _support(a, bool(raised[a]), uv, z, xyz, settled, camera)
         if support is not None:
             z[a] = z[support] + BLOCK_SIZE
             xyz[a] = camera.unproject_to_height(uv[a:a + 1], z[a:a + 1])[0]
@@ -126,11 +121,10 @@ def _straddled(a: int, support: int, z: np.ndarray, xyz: np.ndarray, settled: li
 
 
 def _support(a: int, raised: bool, uv: np.ndarray, z: np.ndarray, xyz: np.ndarray,
-             settled: list[int], camera: PinholeCamera, crowding: list[int]) -> int | None:
-    """The settled block `a` rests on, or None (table, bowl, or nothing found under it); an
-    unraised `a` is lifted only onto one of `crowding`. A raised block with none within
-    ON_TOLERANCE gets a second chance within LEAN_REACH: it rests on something, and a block
-    it hides may be its other support (`_lean`)."""
+             settled: list[int], camera: PinholeCamera) -> int | None:
+    """The settled block `a` rests on, or None (table, bowl, or nothing found under it). A
+    raised block with none within ON_TOLERANCE gets a second chance within LEAN_REACH: it
+    rests on something, and a block it hides may be its other support (`_lean`)."""
     best, best_dist = None, ON_TOLERANCE
     near, near_dist = None, LEAN_REACH
     for b in settled:
@@ -138,8 +132,7 @@ def _support(a: int, raised: bool, uv: np.ndarray, z: np.ndarray, xyz: np.ndarra
             continue
         lifted = camera.unproject_to_height(uv[a:a + 1], [z[b] + BLOCK_SIZE])[0]
         dist = math.dist(lifted[:2], xyz[b, :2])
-        inside = b in crowding and abs(z[a] - z[b]) < SAME_LEVEL \
-            and math.dist(xyz[a, :2], xyz[b, :2]) < OVERLAP
+        inside = abs(z[a] - z[b]) < SAME_LEVEL and math.dist(xyz[a, :2], xyz[b, :2]) < OVERLAP
         if (raised or inside) and dist < best_dist:
             best, best_dist = b, dist
         if raised and dist < near_dist:

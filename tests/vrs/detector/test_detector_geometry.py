@@ -338,64 +338,6 @@ def test_stand_z_decides_which_table_level_blocks_are_seated_on_the_stand():
         DetectorConfig(stand_z=0.05)
 
 
-# A stand whose row runs away from the camera (the camera looks along -x): slots at x = 0.60
-# (front), 0.55 and 0.50, y = 0.
-AWAY = [(0.60, 0.0, 0.03), (0.55, 0.0, 0.03), (0.50, 0.0, 0.03)]
-
-
-def _away_stand() -> Detection:
-    return _detection("stand", "brown", (0.55, 0.0, 0.005), 0.004)
-
-
-def test_a_level_0_block_predicted_high_on_the_stand_is_seated():
-    """Round 10's dev traces: the second block of a row running away from the camera was
-    predicted 3.8-5 cm high with level 0, left unseated above RAISED, then stacked onto the
-    first. With a level head, level 0 near the stand is seated whatever the height."""
-    config = DetectorConfig(levels=4, level_heat=True)
-    dets = [_away_stand(), _detection("block", "blue", AWAY[0], 0.027),
-            _detection("block", "cyan", AWAY[1], 0.044)]
-    scene = scene_from_detections(dets, config)
-    assert scene.holds("cyan block", "on", "stand")
-    assert not scene.holds("cyan block", "on", "blue block")
-    assert scene.get("cyan block").position[2] == pytest.approx(0.03)
-
-
-def test_a_raised_block_whose_seated_cast_lands_in_an_empty_slot_is_seated():
-    """Read as a block on the front one (level 1, 6.5 cm high), the block in the slot behind
-    is seated: cast at a seated block's height it lands in that empty slot. A pyramid's
-    upper block resting on two seated blocks lands by the one behind, a slot already held,
-    and stays up on both."""
-    config = DetectorConfig(levels=4, level_heat=True)
-    front = _detection("block", "blue", AWAY[0], 0.027)
-    behind = _detection("block", "cyan", AWAY[1], 0.065, level=1)
-    scene = scene_from_detections([_away_stand(), front, behind], config)
-    assert scene.holds("cyan block", "on", "stand")
-    assert scene.get("cyan block").position[2] == pytest.approx(0.03)
-    middle = _detection("block", "cyan", AWAY[1], 0.027)
-    top = _detection("block", "red", (0.575, 0.0, 0.07), 0.065, level=1)
-    scene = scene_from_detections([_away_stand(), front, middle, top], config)
-    assert scene.holds("red block", "on", "blue block")
-    assert scene.holds("red block", "on", "cyan block")
-    assert not scene.holds("red block", "on", "stand")
-
-
-def test_seated_blocks_in_different_slots_are_not_stacked_for_sharing_space():
-    """A row running away is foreshortened: neighbours' casts came 3.5-4 cm apart (under a
-    block's width) and the farther was lifted onto the nearer. Seated blocks each nearest to
-    a slot of their own stay seated; two seated blocks nearest one slot still stack."""
-    config = DetectorConfig(levels=4, level_heat=True)
-    near_front = (0.565, 0.0, 0.03)  # 3.5 cm behind the front block, still nearest the middle
-    dets = [_away_stand(), _detection("block", "blue", AWAY[0], 0.027),
-            _detection("block", "cyan", near_front, 0.027),
-            _detection("block", "green", AWAY[2], 0.027)]
-    scene = scene_from_detections(dets, config)
-    for color in ("blue", "cyan", "green"):
-        assert scene.holds(f"{color} block", "on", "stand"), color
-    crowded = (0.59, 0.0, 0.03)  # nearest the front slot, like the blue block
-    dets[2] = _detection("block", "cyan", crowded, 0.027)
-    assert scene_from_detections(dets, config).holds("cyan block", "on", "blue block")
-
-
 def test_the_local_maximum_is_the_3x3_max_pool():
     from vrs.detector.decode import local_max
 
