@@ -178,6 +178,15 @@ VARIANT_TEXT = {
              "lightly bevelled blocks, straight bowls of 32 facets; the jitter camera, blur "
              "0.95 px, noise 5.5; the arm in view in 30% of the images. An evaluation set: "
              "never put it in a training mixture",
+    "rubber": "a TWENTIETH held-out look (issue 27, session 40, written after stage 24 was "
+              "read, before the next change was chosen), whose palette and table the `random` "
+              "variant does not draw: a twenty-first palette (alcohol-marker inks), a dark "
+              "gray rubber mat studded with round coins in staggered rows; a light, meshes, "
+              "noise, blur and stand taken from one draw of `random` (seed 2020): slightly "
+              "cool, mostly ambient light from the front right with shadows, strongly bevelled "
+              "blocks, wide curved bowls of 24 facets; the jitter camera, blur 1.2 px, noise "
+              "2.8; the arm in view in 30% of the images. An evaluation set: never put it in a "
+              "training mixture",
 }
 
 

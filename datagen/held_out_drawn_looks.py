@@ -14,6 +14,7 @@ from datagen.held_out_drawn_palettes import (
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
     PEBBLES_PALETTE,
+    RUBBER_PALETTE,
     TERRACOTTA_PALETTE,
 )
 from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
@@ -136,3 +137,20 @@ def brick_look(rng: np.random.Generator) -> Look:
                 BlockMesh(bevel=0.287, scale=0.992),
                 BowlMesh(rim=0.0567, height=0.0319, floor=0.0457, segments=32),
                 noise=5.488, blur=0.95, arm=bool(rng.random() < 0.3))
+
+
+def rubber_look(rng: np.random.Generator) -> Look:
+    """The twentieth held-out look (issue 27, session 40), written after stage 24 was read and
+    before the next change is chosen: the rubber palette (alcohol-marker inks), a dark gray
+    rubber mat studded with round coins in staggered rows (a texture no `random` table has,
+    and darker than most), and a light, meshes, noise, blur and stand taken as they are from
+    one draw of `random` (seed 2020): slightly cool, mostly ambient light from the front
+    right, 49 degrees up, with shadows; strongly bevelled blocks; wide curved bowls of 24
+    facets. Only the arm and the mat's seed vary per image; the jitter camera."""
+    light = Light(direction=(0.59, 0.274, 0.759), color=(0.966, 0.983, 1.0), ambient=0.622,
+                  diffuse=0.211, specular=0.282, shadow=True)
+    table = Table(kind="rubber", rgb=(62, 62, 66), seed=int(rng.integers(2**31)))
+    return Look("rubber", dict(RUBBER_PALETTE), (145, 97, 67), light, table,
+                BlockMesh(bevel=0.392, scale=1.035),
+                BowlMesh(rim=0.0782, height=0.0496, floor=0.0321, segments=24, curved=True),
+                noise=2.834, blur=1.155, arm=bool(rng.random() < 0.3))

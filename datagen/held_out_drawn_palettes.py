@@ -116,3 +116,19 @@ BRICK_PALETTE: dict[str, tuple[int, int, int]] = {
     "white": (240, 238, 232),
     "gray": (150, 150, 152),
 }
+
+# The rubber look's palette (session 40): alcohol-marker inks, a twenty-first hand's choice
+# inside each name's range, written before any model saw the look.
+RUBBER_PALETTE: dict[str, tuple[int, int, int]] = {
+    "red": (225, 35, 50),
+    "orange": (245, 120, 30),
+    "yellow": (250, 210, 45),
+    "green": (50, 160, 70),
+    "cyan": (35, 175, 200),
+    "blue": (40, 90, 185),
+    "purple": (135, 65, 165),
+    "pink": (245, 135, 175),
+    "brown": (125, 85, 55),
+    "white": (243, 243, 240),
+    "gray": (145, 148, 150),
+}

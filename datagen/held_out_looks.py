@@ -19,6 +19,7 @@ from datagen.held_out_drawn_looks import (
     concrete_look,
     parquet_look,
     pebbles_look,
+    rubber_look,
     terracotta_look,
 )
 from datagen.held_out_palettes import (
@@ -238,4 +239,5 @@ HELD_OUT_DRAWS = {"foreign": _foreign_look, "studio": _studio_look, "kitchen": _
                   "linen": _linen_look, "bamboo": bamboo_look,
                   "parquet": parquet_look, "concrete": concrete_look,
                   "carpet": carpet_look, "terracotta": terracotta_look,
-                  "pebbles": pebbles_look, "brick": brick_look}
+                  "pebbles": pebbles_look, "brick": brick_look,
+                  "rubber": rubber_look}

@@ -16,6 +16,7 @@ from datagen.held_out_drawn_palettes import (  # noqa: F401
     CONCRETE_PALETTE,
     PARQUET_PALETTE,
     PEBBLES_PALETTE,
+    RUBBER_PALETTE,
     TERRACOTTA_PALETTE,
 )
 

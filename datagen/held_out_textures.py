@@ -8,7 +8,8 @@ slate), `linen` (a coarse woven cloth: linen), `bamboo` (slats with gaps: bamboo
 and hairline cracks: concrete), `carpet` (loop-pile carpet tiles, each laid a quarter turn
 from its neighbours: carpet), `terracotta` (hexagonal fired-clay tiles in pale grout:
 terracotta), `pebbles` (rounded river pebbles set in dark mortar: pebbles), `brick` (a
-running bond of bricks in pale mortar: brick).
+running bond of bricks in pale mortar: brick), `rubber` (a rubber mat studded with round
+coins in staggered rows: rubber).
 """
 
 from __future__ import annotations
@@ -176,7 +177,23 @@ def _brick(rng: np.random.Generator, size: int) -> np.ndarray:
     return np.where(joint, 1.35, shade).astype(np.float32)
 
 
+def _rubber(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Shade of a coin-pattern rubber mat: round raised coins 4 texels apart (6 cm), every
+    other row shifted half a pitch, their tops catching the light and their rims in shadow,
+    on a ground with a fine grain; where the grid falls is the mat's own (seeded)."""
+    pitch = 4
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) + rng.uniform(0, pitch, 2)[:, None, None]
+    row = np.floor(yy / pitch)
+    dx = (xx + (row % 2) * pitch / 2) % pitch - pitch / 2
+    dy = yy % pitch - pitch / 2
+    r = np.hypot(dx, dy)
+    shade = 1.0 + 0.05 * smooth_noise(rng, size, 48)
+    shade = np.where(r < 1.6, 0.75, shade)  # the rim's shadow
+    return np.where(r < 1.0, 1.4, shade).astype(np.float32)  # the lit top
+
+
 HELD_OUT_SHADES = {"leather": _leather, "lacquer": _lacquer, "brushed": _brushed,
                    "slate": _slate, "linen": _linen, "bamboo": _bamboo,
                    "parquet": _parquet, "concrete": _concrete, "carpet": _carpet,
-                   "terracotta": _terracotta, "pebbles": _pebbles, "brick": _brick}
+                   "terracotta": _terracotta, "pebbles": _pebbles, "brick": _brick,
+                   "rubber": _rubber}

@@ -38,7 +38,7 @@ from datagen.look_parts import BlockMesh, BowlMesh, Light, Look, Table
 LOOK_VARIANTS = ("random", "clutter", "foreign", "studio", "kitchen", "workshop", "gallery",
                  "lobby", "library", "piano", "steel", "baize", "slate", "linen",
                  "bamboo", "parquet", "concrete", "carpet", "terracotta",
-                 "pebbles", "brick")
+                 "pebbles", "brick", "rubber")
 
 
 @dataclass(frozen=True)

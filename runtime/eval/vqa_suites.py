@@ -123,6 +123,10 @@ SUITES: dict[str, VqaSuite] = {
     # change, before it was chosen; its light, meshes, noise, blur and stand are one draw of
     # `random` (seed 1919).
     "brick": _look_suite("brick", 1_100_000),
+    # `rubber` (session 40): written after stage 24 was read, for the next change, before it
+    # was chosen; its light, meshes, noise, blur and stand are one draw of `random` (seed
+    # 2020). Seed offset 1,110,000 (kept free for it since session 38).
+    "rubber": _look_suite("rubber", 1_110_000),
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,

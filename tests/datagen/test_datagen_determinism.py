@@ -53,7 +53,7 @@ def test_variant_streams_do_not_change_the_state(env):
     for variant in ("default", "jitter", "arm", "random", "foreign", "studio", "kitchen",
                     "workshop", "gallery", "lobby", "library", "piano", "steel", "baize", "slate",
                     "linen", "bamboo", "parquet", "concrete", "carpet", "terracotta",
-                    "pebbles", "brick"):
+                    "pebbles", "brick", "rubber"):
         job = ShardJob("cogent_b", 0, FAMILIES["cogent_b"].seed_base, 0, 1, 4, variant)
         r = make_image(env, job, 0)
         scenes.append([(o.name, o.position) for o in r.rendered.scene.objects])

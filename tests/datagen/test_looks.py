@@ -739,6 +739,7 @@ def test_carpet_tiles_are_seeded_and_turned_a_quarter_between_neighbours():
     ("terracotta", 1717, "TERRACOTTA_PALETTE", 16, 47),  # session 36, before stage 22
     ("pebbles", 1818, "PEBBLES_PALETTE", 17, 48),  # session 36, after terracotta
     ("brick", 1919, "BRICK_PALETTE", 18, 49),  # session 37, after pebbles was read
+    ("rubber", 2020, "RUBBER_PALETTE", 19, 50),  # session 40, after stage 24 was read
 ])
 def test_a_drawn_look_takes_its_light_meshes_and_camera_noise_from_one_random_draw(
         look, draw_seed, palette, others, seed):
@@ -779,3 +780,16 @@ def test_bricks_are_seeded_in_a_running_bond_with_paler_joints():
     assert joint[4, 6::14].all()
     bricks = a[~joint]
     assert bricks.std() > 0.08 * bricks.mean()  # each brick its own shade
+
+
+def test_the_rubber_mat_is_seeded_with_coins_in_staggered_rows():
+    table, a = _seeded_texture("rubber", 128)
+    coins = a > 1.2 * table.rgb[0]
+    assert 0.05 < coins.mean() <= 0.3  # round tops, 4 texels apart
+    rims = a < 0.85 * table.rgb[0]
+    assert rims.mean() > 0.05  # each coin's shadowed rim
+    # staggered: the next row of coins (a pitch down) is half a pitch along, so it misses
+    # the columns of this row's coins
+    row = np.flatnonzero(coins.mean(axis=1) == coins.mean(axis=1).max())[0]
+    below = coins[(row + 4) % 128, np.flatnonzero(coins[row])]
+    assert coins[row].mean() > 0.1 and coins[(row + 4) % 128].mean() > 0.1 and below.mean() < 0.2
