@@ -117,7 +117,7 @@ def _pattern(table: Table, size: int) -> np.ndarray:
         return _speckle(rng, base, size)
     elif table.kind == "terrazzo":  # the lobby look: coloured chips (held out)
         return _terrazzo(rng, base, size)
-    elif table.kind in HELD_OUT_SHADES:  # library ... pebbles, brick (held out)
+    elif table.kind in HELD_OUT_SHADES:  # library ... brick, rubber (held out)
         shade = HELD_OUT_SHADES[table.kind](rng, size)
     elif table.kind == "tiles":
         cell = size // 40  # 10 cm tiles on the 4 m top
@@ -129,7 +129,7 @@ def _pattern(table: Table, size: int) -> np.ndarray:
         raise ValueError(f"unknown table texture {table.kind!r}; kinds: plain, wood, noise, "
                          f"grid, checker, stripes, speckle, planks, weave, tiles, felt, granite, "
                          f"cork, marble, terrazzo, leather, lacquer, brushed, slate, linen, "
-                         f"bamboo, parquet, concrete, carpet, terracotta, pebbles, brick")
+                         f"bamboo, parquet, concrete, carpet, terracotta, pebbles, brick, rubber")
     img = base[None, None, :] * shade[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
