@@ -54,27 +54,4 @@ echo "probe: $steps steps fit ${TRAIN_S}s" >&2
 timeout $((TRAIN_S + 120)) $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa16" \
     --steps "$steps" --warmup 200 --eval-every $((steps / 4)) --save-every 500 \
     > "$RUNS/ofa16.json" || echo "training stopped early (exit $?)" >&2
-python3 - "$RUNS/ofa16" "$RUNS/ofa16-warm" "$EXPORT" <<'PY'
-import json, shutil, sys
-from pathlib import Path
-from safetensors.torch import load_file, save_file
-run, warm, out = (Path(p) for p in sys.argv[1:])
-src = run / "model"
-if not (src / "model.safetensors").is_file():  # stopped early: the newest checkpoint
-    saved = sorted((run / "checkpoints").glob("step_*"))
-    if not saved:
-        sys.exit(f"{run}: no exported model and no checkpoint to export")
-    src = saved[-1]
-out.mkdir(parents=True, exist_ok=True)
-weights = {k: v.half() if v.is_floating_point() else v
-           for k, v in load_file(str(src / "model.safetensors")).items()}
-save_file(weights, str(out / "model.safetensors"))
-config = json.loads((src / "config.json").read_text())
-config.setdefault("training", {})["exported_from"] = str(src)
-(out / "config.json").write_text(json.dumps(config, indent=2))
-shutil.copy(warm / "tokenizer.json", out / "tokenizer.json")
-for name in ("curve.jsonl", "train_log.jsonl"):
-    if (run / name).is_file():
-        shutil.copy(run / name, out / name)
-print(f"exported {src} -> {out}")
-PY
+python3 -m training.ofa.export_run "$RUNS/ofa16" "$RUNS/ofa16-warm" "$EXPORT"
