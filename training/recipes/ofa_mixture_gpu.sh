@@ -24,6 +24,7 @@
 #     tar cf - -C /tmp/bl . | xz -6 > data/blender-lite.tar.xz
 # STEP_SCALE: the 120-step probe over-estimated the time of the stride-16 runs ~1.7x (their
 # batches were cheaper once warm), so its step count is scaled by this (default 1).
+# STEPS: skip the probe and run this many (the rate measured by an earlier call).
 # Writes RUNS/ofa-mix/ and, fp16, EXPORT/ (the shipped form) with the run's curve and log.
 set -euo pipefail
 CODEPLAN=${CODEPLAN:-codeplan}   # `python3 -m runtime.cli` where the package is not installed
@@ -34,6 +35,7 @@ EXPORT=${EXPORT:-$RUNS/ofa-mix-export}
 TRAIN_S=${TRAIN_S:-400}
 STEP_SCALE=${STEP_SCALE:-1}
 LR=${LR:-1e-4}
+WARMUP=${WARMUP:-200}
 BATCH=${BATCH:-512}
 THREADS=${THREADS:-4}
 EVAL_Q=${EVAL_Q:-4000}
@@ -47,9 +49,11 @@ common=(--data "$DATA" --init "$INIT" --tasks vqa --patch-loss 1.0 --batch-size 
         --mix "$MIX" --questions-per-image 8 --holdout 0.03 --threads "$THREADS"
         --eval-questions "$EVAL_Q" --lr "$LR" --no-progress --json)
 
-$CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-mix-probe" --steps 120 --warmup 10 \
-    --eval-every 100000 --save-every 100000 > "$RUNS/ofa-mix-probe.json"
-steps=$(python3 - "$RUNS/ofa-mix-probe/train_log.jsonl" "$TRAIN_S" "$STEP_SCALE" <<'PY'
+steps=${STEPS:-}
+if [ -z "$steps" ]; then
+    $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-mix-probe" --steps 120 --warmup 10 \
+        --eval-every 100000 --save-every 100000 > "$RUNS/ofa-mix-probe.json"
+    steps=$(python3 - "$RUNS/ofa-mix-probe/train_log.jsonl" "$TRAIN_S" "$STEP_SCALE" <<'PY'
 import json, sys
 log = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
 a, b = log[0], log[-1]  # past the first images' decoding
@@ -57,9 +61,10 @@ rate = (b["step"] - a["step"]) / (b["seconds"] - a["seconds"])
 steps = rate * float(sys.argv[2]) * 0.9 * float(sys.argv[3])  # 10%: evaluations
 print(max(100, int(steps) // 100 * 100))
 PY
-)
-echo "probe: $steps steps for ${TRAIN_S}s (scale $STEP_SCALE)" >&2
+    )
+    echo "probe: $steps steps for ${TRAIN_S}s (scale $STEP_SCALE)" >&2
+fi
 timeout $((TRAIN_S + 120)) $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-mix" \
-    --steps "$steps" --warmup 200 --eval-every $((steps / 4)) --save-every 500 \
+    --steps "$steps" --warmup "$WARMUP" --eval-every $((steps / 4)) --save-every 500 \
     > "$RUNS/ofa-mix.json" || echo "training stopped early (exit $?)" >&2
 python3 -m training.ofa.export_run "$RUNS/ofa-mix" "$INIT" "$EXPORT"
