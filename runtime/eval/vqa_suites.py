@@ -49,7 +49,7 @@ class VqaSuite:
 
 def _look_suite(look: str, seed_offset: int,
                 models: tuple[str, ...] = ("detector", "detector-dr", "detector-dr-wide",
-                                           "ofa")) -> VqaSuite:
+                                           "ofa-custom")) -> VqaSuite:
     """A held-out look's suite (issue 27): every split, 100 images x 10 questions each, on
     seeds of its own, in `data/vqa-<look>`."""
     return VqaSuite(name=look, data=Path(f"data/vqa-{look}"), splits=ALL_SPLITS,
@@ -61,14 +61,15 @@ SUITES: dict[str, VqaSuite] = {
     "paper-table1": VqaSuite(
         name="paper-table1", data=Path("data/vqa-val"),
         splits=ALL_SPLITS, images_per_split=200, questions_per_image=10, seed_offset=100_000,
-        models=("detector", "detector-dr", "detector-pyramid", "ofa-pretrained", "ofa"),
+        models=("detector", "detector-dr", "detector-pyramid", "ofa-pretrained", "ofa-custom",
+                "ofa-mixture"),
         reference={"seed paper: OFA-base fine-tuned": PAPER_OFA_BASE}),
     # Issue 27's transfer sets: looks no shipped model was trained on (the held-out check of
     # `eval vqa` says so per model), kept out of every training mixture. `studio` (session 22)
     # was the held-out one once `random` drew regular table patterns after reading `foreign`;
     # `kitchen` (session 24) is since `random` was widened after reading `studio`'s failures.
-    "foreign": _look_suite("foreign", 800_000, models=("detector", "detector-dr", "ofa")),
-    "studio": _look_suite("studio", 850_000, models=("detector", "detector-dr", "ofa")),
+    "foreign": _look_suite("foreign", 800_000, models=("detector", "detector-dr", "ofa-custom")),
+    "studio": _look_suite("studio", 850_000, models=("detector", "detector-dr", "ofa-custom")),
     "kitchen": _look_suite("kitchen", 880_000),
     # `workshop` (session 24): written after kitchen was measured, before any change made for
     # it; first measured in session 25 (stage 9, light tables).
@@ -130,7 +131,8 @@ SUITES: dict[str, VqaSuite] = {
     "blender": VqaSuite(
         name="blender", data=Path("data/vqa-blender"), splits=ALL_SPLITS,
         images_per_split=20, questions_per_image=10, seed_offset=400_000,
-        models=("detector", "detector-dr", "ofa"), renderer="blender", shard_size=20,
+        models=("detector", "detector-dr", "ofa-custom", "ofa-mixture"), renderer="blender",
+        shard_size=20,
         workers=1),
 }
 

@@ -11,7 +11,8 @@ import checkpoints
 
 def test_every_shipped_checkpoint_is_found_in_the_package() -> None:
     names = checkpoints.shipped()
-    assert {"cliport-cpu", "detector-tiny", "ofa-custom", "ofa-pretrained"} <= set(names)
+    assert {"cliport-cpu", "detector-tiny", "ofa-custom", "ofa-mixture",
+            "ofa-pretrained"} <= set(names)
     for name in names:
         assert checkpoints.find(name) == checkpoints.PACKAGE_DIR / name
 
