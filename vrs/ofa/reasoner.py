@@ -11,10 +11,17 @@ in its program's canonical words), and a question neither reads gets a score-0
 Answer("unsupported question: ...") like the oracle's, so one bad question cannot spoil a batch.
 `score` is the probability of the decoded answer under the constrained softmax (see
 `vrs.ofa.trie.constrained_greedy`), never 0 for a real answer.
+
+Precision: on a CPU that multiplies bfloat16 in hardware (AVX512-BF16 or AMX), the forward
+pass runs under bf16 autocast: the matrix products and convolutions in bf16, the logits read
+back in fp32. Elsewhere, and where `CODEPLAN_OFA_PRECISION=fp32` asks, it runs in fp32:
+emulated bf16 would be slower than fp32. What it changed on this project's 2-core VM
+(answers and latency): docs/RESULTS.md, "OFA at bf16".
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +41,31 @@ from vrs.questions import (
 from vrs.reasoner import Answer
 
 MAX_QUESTIONS_PER_PASS = 256  # larger batches are split (bounded memory, same answers)
+PRECISION_ENV = "CODEPLAN_OFA_PRECISION"
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def native_bf16() -> bool:
+    """Whether this CPU multiplies bf16 in hardware (torch's own checks; False where this
+    torch build cannot tell)."""
+    checks = (getattr(torch.cpu, "_is_avx512_bf16_supported", None),
+              getattr(torch.cpu, "_is_amx_tile_supported", None))
+    return any(bool(check()) for check in checks if check is not None)
+
+
+def resolve_precision(precision: str | None, device: torch.device) -> str:
+    """'fp32' or 'bf16' for `precision` (default: $CODEPLAN_OFA_PRECISION, else 'auto': bf16
+    on a CPU with native bf16, fp32 on anything else). bf16 is CPU-only here: a GPU run asks
+    for its own precision through `accelerate`."""
+    choice = (precision or os.environ.get(PRECISION_ENV) or "auto").strip().lower()
+    if choice not in PRECISIONS:
+        raise ValueError(f"OFA precision {choice!r} (from the argument or ${PRECISION_ENV}) "
+                         f"is not one of {', '.join(PRECISIONS)}")
+    if device.type != "cpu":
+        return "fp32"
+    if choice == "auto":
+        return "bf16" if native_bf16() else "fp32"
+    return choice
 
 
 def pad_batch(rows: list[list[int]], pad_id: int = 0) -> torch.Tensor:
@@ -45,35 +77,40 @@ def pad_batch(rows: list[list[int]], pad_id: int = 0) -> torch.Tensor:
     return out
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def answer_batch(model: OfaVqa, tokenizer: QuestionTokenizer, images: torch.Tensor,
-                 image_index: list[int], questions: list[list[int]], tries: list[AnswerTrie]
-                 ) -> list[tuple[str, float]]:
+                 image_index: list[int], questions: list[list[int]], tries: list[AnswerTrie],
+                 bf16: bool = False) -> list[tuple[str, float]]:
     """(text, score) per question: images (I, 3, h, w) uint8 at the model's input size,
     image_index[i] the image of question i, questions token ids, tries the answer trie of each
-    question. The model must be in eval mode; everything runs on the model's device."""
+    question; `bf16` runs the CPU forward pass under bf16 autocast. The model must be in eval
+    mode; everything runs on the model's device."""
     device = next(model.parameters()).device
     limit = model.config.max_question_tokens
-    tokens = model.encode_images(images.to(device))  # (I, N, d), once per image
-    index = torch.tensor(image_index, dtype=torch.long, device=device)  # (B,)
-    ids = pad_batch([q[:limit] for q in questions], tokenizer.pad_id).to(device)  # (B, L)
-    memory, mask = model.encode(tokens, index, ids)  # (B, N + L, d), (B, 1, 1, N + L)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16 and device.type == "cpu"):
+        tokens = model.encode_images(images.to(device))  # (I, N, d), once per image
+        index = torch.tensor(image_index, dtype=torch.long, device=device)  # (B,)
+        ids = pad_batch([q[:limit] for q in questions], tokenizer.pad_id).to(device)  # (B, L)
+        memory, mask = model.encode(tokens, index, ids)  # (B, N + L, d), (B, 1, 1, N + L)
 
-    def next_logits(prefix: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-        return model.decode(memory[rows], mask[rows], prefix)[:, -1]  # (A, V)
+        def next_logits(prefix: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+            return model.decode(memory[rows], mask[rows], prefix)[:, -1].float()  # (A, V)
 
-    return constrained_greedy(next_logits, tries, tokenizer.bos_id, tokenizer.pad_id, device)
+        return constrained_greedy(next_logits, tries, tokenizer.bos_id, tokenizer.pad_id,
+                                  device)
 
 
 class OfaReasoner:
     """Answers questions about images with a trained OfaVqa (see the module docstring)."""
 
-    def __init__(self, model: OfaVqa, tokenizer: QuestionTokenizer) -> None:
+    def __init__(self, model: OfaVqa, tokenizer: QuestionTokenizer,
+                 precision: str | None = None) -> None:
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.config = model.config
         self.tries = build_tries(tokenizer)
         self.name = f"ofa-vqa-{self.config.preset}"
+        self.precision = resolve_precision(precision, next(model.parameters()).device)
 
     def ask(self, image: np.ndarray, questions: list[str]) -> list[Answer]:
         """`image` (H, W, 3) uint8; one Answer per question, in order."""
@@ -107,7 +144,7 @@ class OfaReasoner:
         questions = self.tokenizer.encode_questions([text for _, _, text, _ in jobs])
         tries = [self.tries[kind] for _, _, _, kind in jobs]
         return answer_batch(self.model, self.tokenizer, images, [slot[i] for i, *_ in jobs],
-                            questions, tries)
+                            questions, tries, bf16=self.precision == "bf16")
 
 
 def load_ofa_reasoner(path: str | Path, device: str = "cpu") -> OfaReasoner:
