@@ -397,9 +397,10 @@ def _eval_vqa(args: argparse.Namespace) -> int:
     reasoners = [load_reasoner(spec) for spec in specs]
     results = [evaluate(r, data, progress=not args.json) | {"held_out": c}
                for r, c in zip(reasoners, checks, strict=True)]
+    notes = _add_columns(suite, specs, reasoners, results, progress=not args.json)
     command = "codeplan " + shlex.join(sys.argv[1:])
     reference = suite.reference if suite else {}
-    write_outputs(results, args.out, command, reference)
+    write_outputs(results, args.out, command, reference, notes)
     light = [{k: v for k, v in r.items() if k != "records"} | {"data": str(args.data)}
              for r in results]
     if args.json:
@@ -408,6 +409,28 @@ def _eval_vqa(args: argparse.Namespace) -> int:
         print(format_markdown(results, reference))
         print(f"written to {args.out}/ (results.json, table.md, table.csv, answers.jsonl)")
     return 0
+
+
+def _add_columns(suite: VqaSuite | None, specs: list[str], reasoners: list, results: list[dict],
+                 progress: bool) -> list[str]:
+    """Measure the suite's column suites (Table 1's Blender variant) with the same reasoners:
+    each result gets `columns[name]`, the overall summary on that data with its held-out
+    check; returns a note per column that could not be measured here."""
+    from runtime.eval.vqa_suites import column_data, get_suite
+    from vrs.scoring import evaluate, load_vqa_data
+
+    notes = []
+    for name in suite.columns if suite else ():
+        path, why = column_data(get_suite(name), progress=progress)
+        if path is None:
+            notes.append(why)
+            continue
+        data = load_vqa_data(path, None)
+        for spec, reasoner, result in zip(specs, reasoners, results, strict=True):
+            scored = evaluate(reasoner, data, progress=progress)
+            result.setdefault("columns", {})[name] = {
+                **scored["overall"], "data": str(path), "held_out": _held_out(spec, path)}
+    return notes
 
 
 def _held_out(spec: str, data: Path) -> dict:

@@ -82,7 +82,11 @@ def test_the_paper_suite_names_its_data_and_the_papers_numbers():
         get_suite("table9")
 
 
-def test_the_suite_command_writes_a_table_with_the_paper_row(vqa_dir, tmp_path, capsys):
+def test_the_suite_command_writes_a_table_with_the_paper_row(vqa_dir, tmp_path, capsys,
+                                                             monkeypatch):
+    import runtime.eval.vqa_suites as suites
+
+    monkeypatch.setattr(suites, "column_data", lambda suite, progress: (None, "not here"))
     parser = argparse.ArgumentParser()
     add_vqa_parser(parser.add_subparsers())
     args = parser.parse_args(["vqa", "--suite", "paper-table1", "--data", str(vqa_dir),
@@ -140,3 +144,62 @@ def test_two_shipped_detectors_get_two_row_names():
 
     assert load_reasoner("detector").name == "detector-tiny"
     assert load_reasoner("detector-dr").name == "detector-dr"
+
+
+def _run_suite(vqa_dir, out, monkeypatch, column):
+    import runtime.eval.vqa_suites as suites
+
+    monkeypatch.setattr(suites, "column_data", column)
+    parser = argparse.ArgumentParser()
+    add_vqa_parser(parser.add_subparsers())
+    args = parser.parse_args(["vqa", "--suite", "paper-table1", "--data", str(vqa_dir),
+                              "--splits", ",".join(SPLITS), "--model", "detector",
+                              "--out", str(out), "--json"])
+    assert args.handler(args) == 0
+    return (out / "table.md").read_text(), json.loads((out / "results.json").read_text())
+
+
+def test_the_paper_suite_measures_the_blender_variant_as_a_column(vqa_dir, tmp_path,
+                                                                 monkeypatch, capsys):
+    """Table 1's Blender column: the same reasoner on the column suite's data, its overall
+    accuracy beside the splits, in the markdown, the CSV and results.json."""
+    asked = []
+
+    def column(suite, progress):
+        asked.append(suite.name)
+        return vqa_dir, ""  # stands in for data/vqa-blender: the same scoring either way
+
+    table, saved = _run_suite(vqa_dir, tmp_path / "out", monkeypatch, column)
+    assert asked == ["blender"] == list(get_suite("paper-table1").columns)
+    head = next(line for line in table.splitlines() if line.startswith("| model"))
+    assert head.split(" | ")[len(SPLITS) + 2] == "blender (overall)"
+    row = next(line for line in table.splitlines() if line.startswith("| detector"))
+    cells = row.split(" | ")
+    assert cells[len(SPLITS) + 2] == cells[len(SPLITS) + 1]  # same data: same overall
+    column_result = saved["results"][0]["columns"]["blender"]
+    assert column_result["n"] == 24 and column_result["data"] == str(vqa_dir)
+    assert f"`blender (overall)`: {vqa_dir}, 24 questions" in table
+    rows = list(csv.DictReader((tmp_path / "out" / "table.csv").open()))
+    assert {r["split"] for r in rows} == {*SPLITS, "overall", "blender:overall"}
+
+
+def test_a_column_that_cannot_be_measured_is_left_out_with_its_reason(vqa_dir, tmp_path,
+                                                                     monkeypatch, capsys):
+    table, saved = _run_suite(vqa_dir, tmp_path / "out", monkeypatch,
+                              lambda suite, progress: (None, "blender: no bpy here"))
+    assert "**Column left out:** blender: no bpy here" in table
+    assert "blender (overall)" not in table and saved["notes"] == ["blender: no bpy here"]
+
+
+def test_column_data_without_blender_uses_finished_data_or_says_why(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from runtime.eval.vqa_suites import column_data
+
+    monkeypatch.setenv("CODEPLAN_BLENDER_PYTHON", str(tmp_path / "no-such-python"))
+    missing = replace(get_suite("blender"), data=tmp_path / "vqa-blender")
+    path, why = column_data(missing, progress=False)
+    assert path is None and str(tmp_path / "vqa-blender") in why and "blender" in why
+    (tmp_path / "vqa-blender" / "hf").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "vqa-blender" / "hf" / "dataset_dict.json").write_text('{"splits": []}')
+    assert column_data(missing, progress=False) == (tmp_path / "vqa-blender", "")
