@@ -1,5 +1,6 @@
 """`codeplan ofa convert`: turn an official OFA checkpoint into one this project loads;
 `codeplan ofa regrid`: one of this project's at a finer token grid, as a warm start.
+`codeplan ofa prune`: one whose encoder reads only the image tokens that hold objects.
 
     codeplan ofa convert ~/OFA-tiny checkpoints/ofa-official-tiny [--image-size 240x320]
     codeplan train ofa --init checkpoints/ofa-official-tiny --data data/vqa-train \
@@ -57,6 +58,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--token-stride", type=positive_int, required=True, metavar="PX",
                    help="input pixels between image tokens (a power of two)")
     r.set_defaults(handler=_regrid)
+    q = osub.add_parser("prune", help="a checkpoint whose encoder reads only the image tokens "
+                                      "that hold objects (by its patch head), as a warm start")
+    q.add_argument("source", metavar="SRC", help="this project's OFA-style checkpoint with a "
+                                                 "patch head")
+    q.add_argument("out", metavar="OUT", help="checkpoint directory to write (replaced)")
+    q.add_argument("--below", type=float, required=True, metavar="P",
+                   help="drop tokens where no object is likelier than P (0 <= P < 1; 0: off)")
+    q.add_argument("--grow", type=int, default=1, metavar="N",
+                   help="also keep the tokens within N of a kept one (default 1)")
+    q.set_defaults(handler=_prune)
 
 
 def _regrid(args: argparse.Namespace) -> int:
@@ -64,6 +75,13 @@ def _regrid(args: argparse.Namespace) -> int:
 
     summary = regrid_checkpoint(args.source, args.out, args.token_stride)
     print(json.dumps(summary))
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from vrs.ofa.checkpoint import prune_checkpoint
+
+    print(json.dumps(prune_checkpoint(args.source, args.out, args.below, args.grow)))
     return 0
 
 

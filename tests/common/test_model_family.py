@@ -88,7 +88,7 @@ def test_the_families_have_different_tags():
     assert len(set(tags)) == len(tags) and all(tags)
 
 
-NEWER = {"cliport": "color_match_dim", "detector": "stand_z", "ofa": "max_answer_tokens"}
+NEWER = {"cliport": "color_match_dim", "detector": "stand_z", "ofa": "prune_below"}
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -150,3 +150,22 @@ def regrid_checkpoint(source: str | Path, out: str | Path, token_stride: int) ->
             "grid": [rows, cols], "token_stride": new.patch_stride}
     save_checkpoint(out, target, new, tokenizer=tokenizer, training=info)
     return {**info, "out": str(out)}
+
+
+def prune_checkpoint(source: str | Path, out: str | Path, below: float, grow: int = 1) -> dict:
+    """Write `source`'s model with token pruning set (`OfaConfig.prune_below` / `prune_grow`;
+    0 turns it off), every weight kept: the warm start of a fine-tuning run that teaches the
+    encoder to answer from the tokens that hold objects. A model without a patch head, or a
+    threshold outside [0, 1), is a ValueError naming it."""
+    from dataclasses import replace
+
+    model, tokenizer = load_checkpoint(source)
+    try:
+        config = replace(model.config, prune_below=below, prune_grow=grow)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+    target = OfaVqa(config)
+    target.load_state_dict(model.state_dict())
+    info = {"pruned_from": str(source), "prune_below": below, "prune_grow": grow}
+    save_checkpoint(out, target, config, tokenizer=tokenizer, training=info)
+    return {**info, "out": str(out)}

@@ -11,7 +11,10 @@ Choices for this project's images: two coordinate channels (x, y in [-1, 1]) joi
 get factorized 2-D learned position embeddings (row + column); a type embedding tells image from
 text tokens. Blocks are pre-LayerNorm (nanoGPT-like). The stem runs once per image and its
 tokens are shared by all questions about that image (`image_index`), since a batch holds
-several questions per image; the encoder then runs per (image, question) pair.
+several questions per image; the encoder then runs per (image, question) pair. With
+`prune_below` set, the encoder reads only the image tokens the patch head says hold an object
+(and those around them), packed to the front and padded per batch (`select_tokens`): the
+encoder's cost is most of a CPU answer and grows with its token count.
 """
 
 from __future__ import annotations
@@ -261,20 +264,56 @@ class OfaVqa(nn.Module):
         """(I, 3, H, W) uint8-range images -> (I, N, d) patch tokens (once per image)."""
         return self.stem(images) + self.type_embed.weight[0]
 
+    def image_keep(self, image_tokens: torch.Tensor) -> torch.Tensor | None:
+        """(I, N) True for the image tokens the encoder reads, or None for all of them: a
+        token some object (colour x type) is likelier than `prune_below` in, by the patch
+        head, and the tokens within `prune_grow` of one. A decision, not a learned path: no
+        gradient flows through it."""
+        c = self.config
+        if not c.prune_below:
+            return None
+        with torch.no_grad():
+            p = torch.sigmoid(self.patch_head(image_tokens).float()).amax(-1)  # (I, N)
+            keep = p > c.prune_below
+            if c.prune_grow:
+                rows, cols = c.grid
+                grid = keep.view(-1, 1, rows, cols).float()
+                grid = F.max_pool2d(grid, 2 * c.prune_grow + 1, stride=1, padding=c.prune_grow)
+                keep = grid.view(keep.shape) > 0
+        return keep
+
+    def select_tokens(self, image_tokens: torch.Tensor
+                      ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(tokens (I, K, d), valid (I, K) or None): the kept tokens of each image first, in
+        grid order (their position embeddings came with them), padded to the batch's largest
+        count K with `valid` False; everything and None when nothing is pruned."""
+        keep = self.image_keep(image_tokens)
+        if keep is None:
+            return image_tokens, None
+        order = torch.argsort((~keep).to(torch.int8), dim=1, stable=True)  # kept first
+        k = max(int(keep.sum(dim=1).max()), 1)
+        index = order[:, :k]  # (I, K)
+        tokens = torch.gather(image_tokens, 1,
+                              index[..., None].expand(-1, -1, image_tokens.shape[-1]))
+        return tokens, torch.gather(keep, 1, index)
+
     def encode(self, image_tokens: torch.Tensor, image_index: torch.Tensor,
                questions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoder over (image, question) pairs: image_tokens (I, N, d), image_index (B,) the
-        image of each question, questions (B, L) ids, 0-padded -> memory (B, N + L, d) and its
-        mask (B, 1, 1, N + L), True where a key may be attended."""
+        image of each question, questions (B, L) ids, 0-padded -> memory (B, K + L, d) and its
+        mask (B, 1, 1, K + L), True where a key may be attended; K = N unless pruning."""
         length = questions.shape[1]
         if length > self.config.max_question_tokens:
             raise ValueError(f"question of {length} tokens; the model takes at most "
                              f"{self.config.max_question_tokens}")
         text = self.text_embed(questions) + self.text_pos[:length] + self.type_embed.weight[1]
-        x = torch.cat([image_tokens[image_index], text], dim=1)  # (B, N + L, d)
-        keep = torch.cat([torch.ones(len(questions), image_tokens.shape[1], dtype=torch.bool,
-                                     device=questions.device), questions != 0], dim=1)
-        mask = keep[:, None, None, :]  # (B, 1, 1, N + L)
+        image_tokens, valid = self.select_tokens(image_tokens)
+        x = torch.cat([image_tokens[image_index], text], dim=1)  # (B, K + L, d)
+        seen = (valid[image_index] if valid is not None else
+                torch.ones(len(questions), image_tokens.shape[1], dtype=torch.bool,
+                           device=questions.device))
+        keep = torch.cat([seen, questions != 0], dim=1)
+        mask = keep[:, None, None, :]  # (B, 1, 1, K + L)
         for block in self.encoder:
             x = block(x, mask)
         return self.encoder_norm(x), mask
