@@ -22,6 +22,10 @@
 #     mkdir -p /tmp/bl && for s in block_stack block_bowl global_table cogent_a; do
 #         cp -r data/vqa-blender-train/$s /tmp/bl/blender_$s; done
 #     tar cf - -C /tmp/bl . | xz -6 > data/blender-lite.tar.xz
+#   data/blender-lite2.tar.xz  1,000 more renders for a continuation call (the 64 MiB limit
+#     carries one archive a call; the splits have the same names, so DATA=data/ofa-lite,
+#     data/blender-lite2 continues the same mixture on new renders), made the same way:
+#     --out data/vqa-blender-train2 --seed-offset 1140000 (session 41; not yet trained on)
 # STEP_SCALE: the 120-step probe over-estimated the time of the stride-16 runs ~1.7x (their
 # batches were cheaper once warm), so its step count is scaled by this (default 1).
 # STEPS: skip the probe and run this many (the rate measured by an earlier call).
