@@ -91,7 +91,7 @@ def answer_batch(model: OfaVqa, tokenizer: QuestionTokenizer, images: torch.Tens
         tokens = model.encode_images(images.to(device))  # (I, N, d), once per image
         index = torch.tensor(image_index, dtype=torch.long, device=device)  # (B,)
         ids = pad_batch([q[:limit] for q in questions], tokenizer.pad_id).to(device)  # (B, L)
-        memory, mask = model.encode(tokens, index, ids)  # (B, N + L, d), (B, 1, 1, N + L)
+        memory, mask = model.encode(tokens, index, ids)  # (B, K + L, d), (B, 1, 1, K + L)
 
         def next_logits(prefix: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
             return model.decode(memory[rows], mask[rows], prefix)[:, -1].float()  # (A, V)
