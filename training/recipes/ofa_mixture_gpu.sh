@@ -26,6 +26,13 @@
 #     carries one archive a call; the splits have the same names, so DATA=data/ofa-lite,
 #     data/blender-lite2 continues the same mixture on new renders), made the same way:
 #     --out data/vqa-blender-train2 --seed-offset 1140000 (session 41; not yet trained on)
+# On the lent GPU machine (session 41): the tracked tree is ~72 MiB and the device takes 64 MiB
+# with the carried files, so move results/ and the checkpoints the run does not read out of
+# the working tree for the call (mv to /tmp, back after), carry the archives and INIT, and set
+# CODEPLAN="python3 -m runtime.cli" RUNS=/tmp/runs EXPORT=$OUT/<name> (8 files come back).
+# A next call, untried: the pruned warm start on the new renders, e.g.
+#   codeplan ofa prune checkpoints/ofa-mixture data/ofa-pruned --below 0.3   # ~23% of tokens
+#   INIT=data/ofa-pruned DATA=data/ofa-lite,data/blender-lite2 STEPS=4000 bash ofa_mixture_gpu.sh
 # STEP_SCALE: the 120-step probe over-estimated the time of the stride-16 runs ~1.7x (their
 # batches were cheaper once warm), so its step count is scaled by this (default 1).
 # STEPS: skip the probe and run this many (the rate measured by an earlier call).
