@@ -64,15 +64,8 @@ steps=${STEPS:-}
 if [ -z "$steps" ]; then
     $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-mix-probe" --steps 120 --warmup 10 \
         --eval-every 100000 --save-every 100000 > "$RUNS/ofa-mix-probe.json"
-    steps=$(python3 - "$RUNS/ofa-mix-probe/train_log.jsonl" "$TRAIN_S" "$STEP_SCALE" <<'PY'
-import json, sys
-log = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
-a, b = log[0], log[-1]  # past the first images' decoding
-rate = (b["step"] - a["step"]) / (b["seconds"] - a["seconds"])
-steps = rate * float(sys.argv[2]) * 0.9 * float(sys.argv[3])  # 10%: evaluations
-print(max(100, int(steps) // 100 * 100))
-PY
-    )
+    steps=$(python3 -m training.ofa.probe_steps "$RUNS/ofa-mix-probe/train_log.jsonl" \
+        "$TRAIN_S" "$STEP_SCALE")
     echo "probe: $steps steps for ${TRAIN_S}s (scale $STEP_SCALE)" >&2
 fi
 timeout $((TRAIN_S + 120)) $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa-mix" \

@@ -42,14 +42,7 @@ common=(--data "$DATA" --init "$RUNS/ofa16-warm" --tasks vqa --patch-loss 1.0 --
 
 $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa16-probe" --steps 120 --warmup 10 \
     --eval-every 100000 --save-every 100000 > "$RUNS/ofa16-probe.json"
-steps=$(python3 - "$RUNS/ofa16-probe/train_log.jsonl" "$TRAIN_S" <<'PY'
-import json, sys
-log = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
-a, b = log[0], log[-1]  # steps 50 and 100: past the first images' decoding
-rate = (b["step"] - a["step"]) / (b["seconds"] - a["seconds"])
-print(max(100, int(rate * float(sys.argv[2]) * 0.9) // 100 * 100))  # 10%: evaluations
-PY
-)
+steps=$(python3 -m training.ofa.probe_steps "$RUNS/ofa16-probe/train_log.jsonl" "$TRAIN_S")
 echo "probe: $steps steps fit ${TRAIN_S}s" >&2
 timeout $((TRAIN_S + 120)) $CODEPLAN train vqa "${common[@]}" --out "$RUNS/ofa16" \
     --steps "$steps" --warmup 200 --eval-every $((steps / 4)) --save-every 500 \

@@ -86,9 +86,10 @@ class OfaConfig(FamilyConfig):
                              f"{self.patch_stride}")
         if self.patch_labels < 0:
             raise ValueError(f"patch_labels must be >= 0, got {self.patch_labels}")
-        if not 0.0 <= self.prune_below < 1.0 or self.prune_grow < 0:
-            raise ValueError(f"prune_below {self.prune_below} must be in [0, 1) and prune_grow "
-                             f"{self.prune_grow} >= 0")
+        if not 0.0 <= self.prune_below < 1.0:
+            raise ValueError(f"prune_below {self.prune_below} must be in [0, 1)")
+        if self.prune_grow < 0:
+            raise ValueError(f"prune_grow {self.prune_grow} must be >= 0")
         if self.prune_below and not self.patch_labels:
             raise ValueError("prune_below needs the patch head (patch_labels > 0): it is what "
                              "says which image tokens hold an object")

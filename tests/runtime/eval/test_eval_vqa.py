@@ -203,3 +203,16 @@ def test_column_data_without_blender_uses_finished_data_or_says_why(tmp_path, mo
     (tmp_path / "vqa-blender" / "hf").mkdir(parents=True, exist_ok=True)
     (tmp_path / "vqa-blender" / "hf" / "dataset_dict.json").write_text('{"splits": []}')
     assert column_data(missing, progress=False) == (tmp_path / "vqa-blender", "")
+
+
+def test_a_column_whose_data_a_model_trained_on_is_flagged(vqa_dir, tmp_path):
+    """The held-out check covers the extra columns too: a model trained on scenes of the
+    Blender column's data gets its own warning line naming that column."""
+    result = evaluate(AlwaysYes(), load_vqa_data(vqa_dir), progress=False)
+    overlap = {"held_out": False, "overlaps": [{"family": "blender"}]}
+    result["columns"] = {"blender": {**result["overall"], "data": "d", "held_out": overlap}}
+    write_outputs([result], tmp_path, "codeplan eval vqa")
+    table = (tmp_path / "table.md").read_text()
+    assert ("**Not held out:** always-yes was trained or tuned on scenes of the blender "
+            "column's data (blender;") in table
+    assert "scenes of this data" not in table  # the main data was not flagged

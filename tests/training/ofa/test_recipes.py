@@ -48,6 +48,8 @@ def workspace(tmp_path_factory) -> Path:
 
 def _run(workspace: Path, out: str, **env: str) -> subprocess.CompletedProcess:
     variables = {**os.environ, "CODEPLAN": f"{sys.executable} -m runtime.cli",
+                 # the recipe's own `python3 -m training.ofa...` steps: this interpreter
+                 "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                  "DATA": f"{workspace / 'pybullet'},{workspace / 'blender'}",
                  "INIT": str(workspace / "init"), "RUNS": str(workspace / out),
                  "EXPORT": str(workspace / out / "export"),

@@ -116,6 +116,9 @@ def test_the_prune_command_keeps_the_weights_and_names_a_bad_setting(tokenizer, 
     assert main(["ofa", "prune", str(tmp_path / "src"), str(tmp_path / "x"),
                  "--below", "1.5"]) == 2
     assert "prune_below 1.5 must be in [0, 1)" in capsys.readouterr().err
+    assert main(["ofa", "prune", str(tmp_path / "src"), str(tmp_path / "x"),
+                 "--below", "0.3", "--grow", "-1"]) == 2
+    assert "prune_grow -1 must be >= 0" in capsys.readouterr().err
     plain = OfaVqa(preset("tiny", vocab_size=tokenizer.vocab_size, **small_ofa))
     save_checkpoint(tmp_path / "plain", plain, tokenizer=tokenizer)
     assert main(["ofa", "prune", str(tmp_path / "plain"), str(tmp_path / "y"),
